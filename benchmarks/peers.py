@@ -1,0 +1,418 @@
+"""Peer-library adapters and CLI for the throughput harness.
+
+Adapters build ``make_rollout(B, T) -> (rollout_fn, key)`` callables (see
+``harness.py``) for:
+
+* navix (``Navix-Empty-8x8-v0``, ``Navix-DoorKey-8x8-v0``) with the full symbolic
+  observation and the egocentric first-person symbolic observation;
+* xland-minigrid / ``xminigrid`` (``MiniGrid-Empty-8x8``, ``MiniGrid-DoorKey-8x8``)
+  with its default egocentric 7x7 observation.
+
+Peer libraries are imported lazily, inside the adapters, so this file can be
+loaded from a virtualenv that has only one of them installed.
+
+By default every (env, obs, B) configuration runs in its own child process, so
+compile times are cold and max-RSS figures are per configuration. Examples::
+
+    python benchmarks/peers.py --lib navix --batch 1 64 1024 8192 --steps 1000 \
+        --out benchmarks/results_navix.json
+    python benchmarks/peers.py --lib xminigrid --batch 1 64 1024 8192 --steps 1000 \
+        --out benchmarks/results_xminigrid.json
+    python benchmarks/peers.py --mode navix-compile --batch 1024 \
+        --out benchmarks/results_navix_compile.json
+    python benchmarks/peers.py --mode navix-ids --out benchmarks/navix_ids.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from harness import (  # importable because of the sys.path line above
+    MakeRollout,
+    RolloutFn,
+    format_table,
+    machine_info,
+    make_scan_rollout,
+    measure,
+)
+
+NAVIX_ENVS = ("Navix-Empty-8x8-v0", "Navix-DoorKey-8x8-v0")
+NAVIX_OBS = ("symbolic", "symbolic_first_person")
+XMINIGRID_ENVS = ("MiniGrid-Empty-8x8", "MiniGrid-DoorKey-8x8")
+XMINIGRID_OBS = ("default_fov7",)
+NAVIX_COMPILE_IDS = (
+    "Navix-KeyCorridorS3R3-v0",
+    "Navix-DistShift1-v0",
+    "Navix-FourRooms-v0",
+    "Navix-Dynamic-Obstacles-8x8-v0",
+)
+RESULT_MARKER = "@@RESULT@@ "
+
+NAVIX_AUTORESET = (
+    "navix Environment.step, deferred: the terminal timestep is returned as-is and the "
+    "NEXT step() call returns a fresh reset, ignoring its action (that step counts in B*T)"
+)
+XMINIGRID_AUTORESET = {
+    "gym": "xminigrid GymAutoResetWrapper: reset on the same step as termination/truncation",
+    "dm": "xminigrid DmEnvAutoResetWrapper: NEXT step() call resets, ignoring its action",
+}
+
+
+# --------------------------------------------------------------------------- navix
+
+
+def navix_make_rollout(env_id: str, obs: str) -> MakeRollout:
+    """Returns a ``make_rollout`` for a navix environment.
+
+    Args:
+        env_id: a registered navix id, e.g. ``"Navix-DoorKey-8x8-v0"``.
+        obs: the name of a function in ``navix.observations`` (e.g.
+            ``"symbolic"`` or ``"symbolic_first_person"``).
+
+    Returns:
+        ``make_rollout(B, T) -> (rollout_fn, key)``. Autoreset is navix's own
+        (inside ``Environment.step``).
+    """
+
+    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
+        import navix
+
+        env = navix.make(env_id, observation_fn=getattr(navix.observations, obs))
+        rollout = make_scan_rollout(
+            reset=env.reset,
+            step=env.step,
+            observe=lambda ts: ts.observation,
+            is_done=lambda ts: ts.is_done(),
+            num_actions=len(env.action_set),
+            batch_size=B,
+            num_steps=T,
+        )
+        return rollout, jax.random.key(0)
+
+    return make_rollout
+
+
+def navix_info(env_id: str, obs: str) -> dict[str, Any]:
+    """Describes a navix configuration (version, shapes, horizon, autoreset).
+
+    Args:
+        env_id: a registered navix id.
+        obs: the name of a function in ``navix.observations``.
+
+    Returns:
+        Fields merged into every result record.
+    """
+    import navix
+
+    env = navix.make(env_id, observation_fn=getattr(navix.observations, obs))
+    return {
+        "library_version": _dist_version("navix"),
+        "obs_shape": list(env.observation_space.shape),
+        "obs_dtype": str(jnp.dtype(env.observation_space.dtype)),
+        "num_actions": len(env.action_set),
+        "max_steps": env.max_steps,
+        "autoreset": NAVIX_AUTORESET,
+    }
+
+
+def navix_compile_times(env_id: str, B: int) -> dict[str, Any]:
+    """Measures cold jit compile time of navix's vmapped reset and step.
+
+    Args:
+        env_id: a registered navix id (its default observation function is used).
+        B: batch size for ``jax.vmap``.
+
+    Returns:
+        A record with ``reset_*`` and ``step_*`` lower/compile seconds.
+    """
+    import navix
+
+    jax.clear_caches()
+    env = navix.make(env_id)
+    keys = jax.random.split(jax.random.key(0), B)
+
+    t0 = time.perf_counter()
+    lowered = jax.jit(jax.vmap(env.reset)).lower(keys)
+    t1 = time.perf_counter()
+    reset_fn = lowered.compile()
+    t2 = time.perf_counter()
+    timestep = jax.block_until_ready(reset_fn(keys))
+
+    actions = jnp.zeros((B,), dtype=jnp.int32)
+    t3 = time.perf_counter()
+    lowered = jax.jit(jax.vmap(env.step)).lower(timestep, actions)
+    t4 = time.perf_counter()
+    step_fn = lowered.compile()
+    t5 = time.perf_counter()
+    jax.block_until_ready(step_fn(timestep, actions))
+
+    return {
+        "library": "navix",
+        "library_version": _dist_version("navix"),
+        "env": env_id,
+        "obs": getattr(env.observation_fn, "__name__", str(env.observation_fn)),
+        "obs_shape": list(env.observation_space.shape),
+        "B": B,
+        "reset_lower_s": t1 - t0,
+        "reset_xla_compile_s": t2 - t1,
+        "reset_compile_s": t2 - t0,
+        "step_lower_s": t4 - t3,
+        "step_xla_compile_s": t5 - t4,
+        "step_compile_s": t5 - t3,
+        "jax_version": jax.__version__,
+        "machine": machine_info(),
+    }
+
+
+def navix_ids() -> list[str]:
+    """Returns every environment id registered in the installed navix, sorted."""
+    import navix
+
+    return sorted(navix.registry())
+
+
+# ----------------------------------------------------------------------- xminigrid
+
+
+def xminigrid_make_rollout(env_id: str, autoreset: str = "gym") -> MakeRollout:
+    """Returns a ``make_rollout`` for an xland-minigrid environment.
+
+    Args:
+        env_id: a registered xminigrid id, e.g. ``"MiniGrid-DoorKey-8x8"``.
+        autoreset: ``"gym"`` (``GymAutoResetWrapper``, reset on the terminal
+            step) or ``"dm"`` (``DmEnvAutoResetWrapper``, reset on the next step).
+
+    Returns:
+        ``make_rollout(B, T) -> (rollout_fn, key)`` using xminigrid's default
+        observation (egocentric ``view_size x view_size x 2`` crop).
+    """
+
+    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
+        import xminigrid
+        from xminigrid.wrappers import DmEnvAutoResetWrapper, GymAutoResetWrapper
+
+        env, params = xminigrid.make(env_id)
+        wrapper = GymAutoResetWrapper if autoreset == "gym" else DmEnvAutoResetWrapper
+        env = wrapper(env)
+        rollout = make_scan_rollout(
+            reset=lambda key: env.reset(params, key),
+            step=lambda ts, action: env.step(params, ts, action),
+            observe=lambda ts: ts.observation,
+            is_done=lambda ts: ts.last(),
+            num_actions=env.num_actions(params),
+            batch_size=B,
+            num_steps=T,
+        )
+        return rollout, jax.random.key(0)
+
+    return make_rollout
+
+
+def xminigrid_info(env_id: str, autoreset: str) -> dict[str, Any]:
+    """Describes an xminigrid configuration (version, shapes, horizon, autoreset).
+
+    Args:
+        env_id: a registered xminigrid id.
+        autoreset: ``"gym"`` or ``"dm"``.
+
+    Returns:
+        Fields merged into every result record.
+    """
+    import xminigrid
+
+    env, params = xminigrid.make(env_id)
+    return {
+        "library_version": _dist_version("xminigrid"),
+        "obs_shape": list(env.observation_shape(params)),
+        "obs_dtype": "uint8",
+        "obs_occlusion": False,
+        "num_actions": env.num_actions(params),
+        "max_steps": params.max_steps,
+        "autoreset": XMINIGRID_AUTORESET[autoreset],
+    }
+
+
+# ------------------------------------------------------------------------- helpers
+
+
+def _dist_version(dist: str) -> str:
+    """Returns an installed distribution's version, or ``"unknown"``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _configs(lib: str) -> list[tuple[str, str]]:
+    """Returns the (env, obs) pairs benchmarked for a library."""
+    if lib == "navix":
+        return [(env, obs) for env in NAVIX_ENVS for obs in NAVIX_OBS]
+    if lib == "xminigrid":
+        return [(env, obs) for env in XMINIGRID_ENVS for obs in XMINIGRID_OBS]
+    raise ValueError(f"unknown library {lib!r}")
+
+
+def _steps_for_batch(specs: Sequence[str]) -> dict[int, int]:
+    """Parses ``B:T`` overrides, e.g. ``["8192:200"]`` -> ``{8192: 200}``."""
+    out = {}
+    for spec in specs:
+        b, t = spec.split(":")
+        out[int(b)] = int(t)
+    return out
+
+
+def _run_child(argv: list[str], timeout: float) -> list[dict[str, Any]]:
+    """Runs this script in a child process and parses its result line(s).
+
+    Args:
+        argv: arguments for the child (``--child`` is added).
+        timeout: seconds before the child is killed.
+
+    Returns:
+        The records the child printed.
+
+    Raises:
+        RuntimeError: when the child fails or prints no result.
+    """
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", *argv]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    records = [
+        json.loads(line[len(RESULT_MARKER) :])
+        for line in proc.stdout.splitlines()
+        if line.startswith(RESULT_MARKER)
+    ]
+    if proc.returncode != 0 or not records:
+        raise RuntimeError(
+            f"child {' '.join(argv)} failed (rc={proc.returncode}):\n{proc.stderr[-4000:]}"
+        )
+    return records
+
+
+def _child(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Measures one configuration in the current process."""
+    if args.mode == "navix-compile":
+        return [navix_compile_times(args.env, args.batch[0])]
+    steps = _steps_for_batch(args.steps_for)
+    if args.lib == "navix":
+        make_rollout = navix_make_rollout(args.env, args.obs)
+        extra = navix_info(args.env, args.obs)
+    else:
+        make_rollout = xminigrid_make_rollout(args.env, args.xm_autoreset)
+        extra = xminigrid_info(args.env, args.xm_autoreset)
+    return measure(
+        args.lib,
+        make_rollout,
+        args.batch,
+        args.steps,
+        env=args.env,
+        obs=args.obs,
+        steps_for_batch=steps,
+        repeats=args.repeats,
+        extra=extra,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point.
+
+    Args:
+        argv: arguments (defaults to ``sys.argv[1:]``).
+    """
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("rollout", "navix-compile", "navix-ids"))
+    parser.add_argument("--lib", choices=("navix", "xminigrid"), default="navix")
+    parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 8192])
+    parser.add_argument("--steps", type=int, default=1000, help="scan length T")
+    parser.add_argument(
+        "--steps-for",
+        nargs="*",
+        default=[],
+        metavar="B:T",
+        help="per-batch-size T override, e.g. 8192:200",
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--env", nargs="*", help="restrict to these env ids")
+    parser.add_argument("--obs", nargs="*", help="restrict to these observation names")
+    parser.add_argument("--xm-autoreset", choices=("gym", "dm"), default="gym")
+    parser.add_argument("--out", help="write results (JSON, or text for navix-ids) here")
+    parser.add_argument(
+        "--in-process", action="store_true", help="do not spawn one child per configuration"
+    )
+    parser.add_argument("--timeout", type=float, default=1200.0, help="per-child timeout (s)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.mode = args.mode or "rollout"
+
+    if args.child:
+        args.env = args.env[0]
+        args.obs = args.obs[0] if args.obs else ""
+        for record in _child(args):
+            print(RESULT_MARKER + json.dumps(record), flush=True)
+        return
+
+    if args.mode == "navix-ids":
+        text = "\n".join(navix_ids()) + "\n"
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as f:
+                f.write(text)
+        print(text, end="")
+        return
+
+    common = ["--repeats", str(args.repeats), "--xm-autoreset", args.xm_autoreset]
+    common += ["--steps", str(args.steps), "--steps-for", *args.steps_for]
+    jobs: list[tuple[list[str], argparse.Namespace]] = []
+    if args.mode == "navix-compile":
+        for env_id in args.env or NAVIX_COMPILE_IDS:
+            for B in args.batch:
+                child = ["--mode", "navix-compile", "--env", env_id, "--batch", str(B)]
+                ns = argparse.Namespace(**{**vars(args), "env": env_id, "batch": [B]})
+                jobs.append((child, ns))
+    else:
+        for env_id, obs in _configs(args.lib):
+            if (args.env and env_id not in args.env) or (args.obs and obs not in args.obs):
+                continue
+            for B in args.batch:
+                child = ["--lib", args.lib, "--env", env_id, "--obs", obs, "--batch", str(B)]
+                ns = argparse.Namespace(**{**vars(args), "env": env_id, "obs": obs, "batch": [B]})
+                jobs.append((child, ns))
+
+    records: list[dict[str, Any]] = []
+    for child_argv, ns in jobs:
+        started = time.perf_counter()
+        if args.in_process:
+            ns.obs = ns.obs or ""
+            new = _child(ns)
+        else:
+            new = _run_child(child_argv + common, args.timeout)
+        records.extend(new)
+        print(f"[{time.perf_counter() - started:6.1f}s] {' '.join(child_argv)}", flush=True)
+        if args.out:  # write incrementally, so a partial run still leaves results
+            with open(args.out, "w", encoding="utf-8") as f:
+                json.dump(records, f, indent=2)
+
+    if args.mode == "rollout":
+        print(format_table(records))
+    else:
+        for r in records:
+            print(
+                f"{r['env']:<34} B={r['B']:<5} reset {r['reset_compile_s']:6.2f}s "
+                f"step {r['step_compile_s']:6.2f}s"
+            )
+
+
+if __name__ == "__main__":
+    main()

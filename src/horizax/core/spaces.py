@@ -1,0 +1,92 @@
+"""Observation and action spaces: shape, dtype, bounds, sampling and membership.
+
+Spaces are immutable descriptions (not pytrees). `contains` works on concrete arrays and
+under `jit` (it returns a bool array).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+
+@dataclasses.dataclass(frozen=True)
+class Discrete:
+    """Integers ``0 .. n-1``; scalar i32 by default."""
+
+    n: int
+    dtype: Any = jnp.int32
+
+    def __post_init__(self) -> None:
+        if int(self.n) < 1:
+            raise ValueError(f"Discrete space needs n >= 1, got n={self.n}")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return ()
+
+    def sample(self, key: Array, shape: tuple[int, ...] = ()) -> Array:
+        """Uniform sample of the given batch ``shape``."""
+        return jax.random.randint(key, shape, 0, self.n).astype(self.dtype)
+
+    def contains(self, x: Any) -> Array:
+        """bool[]: whether every element of ``x`` is an integer in ``[0, n)``."""
+        x = jnp.asarray(x)
+        if not jnp.issubdtype(x.dtype, jnp.integer):
+            return jnp.asarray(False)
+        return jnp.all((x >= 0) & (x < self.n))
+
+
+@dataclasses.dataclass(frozen=True)
+class Box:
+    """Arrays of a fixed ``shape``/``dtype`` with element-wise ``low <= x <= high``."""
+
+    low: Any
+    high: Any
+    shape: tuple[int, ...]
+    dtype: Any = jnp.float32
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", tuple(int(s) for s in self.shape))
+        if np.any(np.asarray(self.low) > np.asarray(self.high)):
+            raise ValueError("Box space needs low <= high everywhere")
+
+    def sample(self, key: Array, shape: tuple[int, ...] = ()) -> Array:
+        """Uniform sample (integers inclusive of ``high``) of batch ``shape`` + ``self.shape``."""
+        full = tuple(shape) + self.shape
+        low = jnp.broadcast_to(jnp.asarray(self.low), self.shape)
+        high = jnp.broadcast_to(jnp.asarray(self.high), self.shape)
+        if jnp.issubdtype(jnp.dtype(self.dtype), jnp.integer):
+            return jax.random.randint(key, full, low, high.astype(jnp.int32) + 1).astype(self.dtype)
+        return jax.random.uniform(key, full, jnp.float32, low, high).astype(self.dtype)
+
+    def contains(self, x: Any) -> Array:
+        """bool[]: shape and dtype match and every element lies in ``[low, high]``."""
+        x = jnp.asarray(x)
+        if x.shape != self.shape or x.dtype != jnp.dtype(self.dtype):
+            return jnp.asarray(False)
+        return jnp.all((x >= self.low) & (x <= self.high))
+
+
+@dataclasses.dataclass(frozen=True)
+class Dict:
+    """A mapping of named sub-spaces."""
+
+    spaces: Mapping[str, Any]
+
+    def sample(self, key: Array, shape: tuple[int, ...] = ()) -> dict[str, Array]:
+        keys = jax.random.split(key, len(self.spaces))
+        return {
+            k: s.sample(kk, shape) for (k, s), kk in zip(self.spaces.items(), keys, strict=True)
+        }
+
+    def contains(self, x: Mapping[str, Any]) -> Array:
+        if set(x) != set(self.spaces):
+            return jnp.asarray(False)
+        return jnp.all(jnp.stack([jnp.asarray(s.contains(x[k])) for k, s in self.spaces.items()]))

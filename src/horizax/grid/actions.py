@@ -1,0 +1,79 @@
+"""The seven MiniGrid actions as one branch-free, pure ``(state, action) -> state`` function.
+
+Rules (Farama MiniGrid 3.2.0 ``MiniGridEnv.step``):
+
+* ``left``/``right`` turn by 90 degrees.
+* ``forward`` moves onto the front cell if it can be overlapped (empty, floor, goal, lava,
+  open door); walls, shut doors and objects block.
+* ``pickup`` takes a key, ball or box from the front cell, only into an empty hand.
+* ``drop`` puts the carried object on the front cell, only if that cell is empty.
+* ``toggle`` opens/closes a door; a locked door opens only with a key of its colour, which
+  is kept. Toggling a box replaces it with its content (boxes in horizax hold nothing yet).
+* ``done`` does nothing.
+
+Every candidate outcome is computed and one is selected, so there is no `lax.cond` and the
+function costs the same under `vmap`. Actions outside ``[0, 7)`` change nothing but the step
+count (they match none of the rules), which is what MiniGrid does for ``done``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import Array
+
+from horizax.grid import cells
+from horizax.grid import constants as C
+from horizax.grid.state import State, cell_at, front_pos
+
+
+def apply_action(state: State, action: Array) -> State:
+    """Applies one MiniGrid action; does not touch ``step_count`` or the key.
+
+    Args:
+        state: the current state.
+        action: i32[], a MiniGrid action index.
+
+    Returns:
+        The next state.
+    """
+    action = jnp.asarray(action, jnp.int32)
+    fwd = front_pos(state)
+    fwd_cell = cell_at(state.grid, fwd)
+    obj, colour, door_state = fwd_cell[0], fwd_cell[1], fwd_cell[2]
+    carrying = state.carrying
+    hands_empty = carrying[0] == C.EMPTY
+
+    new_dir = jnp.where(
+        action == C.LEFT,
+        (state.agent_dir + 3) % 4,
+        jnp.where(action == C.RIGHT, (state.agent_dir + 1) % 4, state.agent_dir),
+    )
+    moves = (action == C.FORWARD) & cells.can_overlap(fwd_cell)
+    new_pos = jnp.where(moves, fwd, state.agent_pos)
+
+    picks_up = (action == C.PICKUP) & cells.can_pickup(fwd_cell) & hands_empty
+    drops = (action == C.DROP) & (obj == C.EMPTY) & ~hands_empty
+    toggles = action == C.TOGGLE
+    is_door = obj == C.DOOR
+    has_matching_key = (carrying[0] == C.KEY) & (carrying[1] == colour)
+    toggled_door_state = jnp.where(
+        door_state == C.LOCKED,
+        jnp.where(has_matching_key, C.OPEN, C.LOCKED),
+        jnp.where(door_state == C.OPEN, C.CLOSED, C.OPEN),
+    ).astype(jnp.uint8)
+    toggled_door = jnp.stack([obj, colour, toggled_door_state])
+    opens_box = toggles & (obj == C.BOX)
+
+    empty_cell = jnp.asarray(C.EMPTY_CELL, jnp.uint8)
+    new_fwd_cell = jnp.where(
+        picks_up | opens_box,
+        empty_cell,
+        jnp.where(drops, carrying, jnp.where(toggles & is_door, toggled_door, fwd_cell)),
+    )
+    new_carrying = jnp.where(picks_up, fwd_cell, jnp.where(drops, empty_cell, carrying))
+    return state.replace(
+        grid=cells.write_cell(state.grid, fwd, new_fwd_cell),
+        agent_pos=new_pos,
+        agent_dir=new_dir,
+        carrying=new_carrying,
+    )

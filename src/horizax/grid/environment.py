@@ -1,0 +1,239 @@
+"""`Environment` and `Timestep`: reset, step and autoreset shared by every gridworld family.
+
+A family only supplies a layout function ``key -> State``; the step rule, observations,
+rewards, terminations and the time limit are wired here once.
+
+Episode boundary: ``step_type`` is TERMINATION when ``termination_fn`` fires, TRUNCATION when
+``t >= max_steps`` (and it did not), TRANSITION otherwise. With autoreset on (the default),
+stepping a timestep that ended an episode ignores the action and returns the first timestep
+of a new episode (drawn from ``timestep.state.key``), so the last observation of every
+episode is seen once, in the timestep that ended it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import Array
+
+from horizax.core.spaces import Box, Discrete
+from horizax.core.step_type import StepType, check_truncation
+from horizax.core.struct import field, pytree_dataclass
+from horizax.grid import constants as C
+from horizax.grid import observations, rewards, terminations
+from horizax.grid.actions import apply_action
+from horizax.grid.state import State
+
+LayoutFn = Callable[[Array], State]
+StepFn = Callable[[State, Array, State], Array]
+DynamicsFn = Callable[[State, Array, Array], State]
+
+
+@pytree_dataclass
+class Timestep:
+    """One step of a gridworld episode.
+
+    Attributes:
+        observation: the observation of ``state`` (shape/dtype from the env's space).
+        action: i32[], the action that led here (-1 on the first timestep).
+        reward: f32[], the reward for that action.
+        step_type: i32[], a `StepType` (0 transition, 1 truncation, 2 termination).
+        state: the `State` after the action.
+        info: a dict of extra arrays (empty for the gridworlds).
+    """
+
+    observation: Array
+    action: Array
+    reward: Array
+    step_type: Array
+    state: State
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def t(self) -> Array:
+        """i32[]: steps taken in this episode (0 on the first timestep)."""
+        return self.state.step_count
+
+    def is_done(self) -> Array:
+        """bool[]: the episode ended here (termination or truncation)."""
+        return self.step_type != StepType.TRANSITION
+
+    def is_termination(self) -> Array:
+        """bool[]: an absorbing state was reached (do not bootstrap)."""
+        return self.step_type == StepType.TERMINATION
+
+    def is_truncation(self) -> Array:
+        """bool[]: the time limit cut the episode (bootstrap from ``observation``)."""
+        return self.step_type == StepType.TRUNCATION
+
+    def is_transition(self) -> Array:
+        """bool[]: the episode goes on."""
+        return self.step_type == StepType.TRANSITION
+
+    def is_start(self) -> Array:
+        """bool[]: the first timestep of an episode."""
+        return self.state.step_count == 0
+
+
+def _check_action(action: Any, num_actions: int) -> Array:
+    """Validates the action at trace time and, when it is concrete, its value."""
+    if isinstance(action, bool):
+        raise TypeError("action must be an integer, got a bool")
+    arr = jnp.asarray(action)
+    if arr.shape != ():
+        raise ValueError(f"action must be a scalar (i32[]), got shape {arr.shape}")
+    if not jnp.issubdtype(arr.dtype, jnp.integer):
+        raise TypeError(f"action must be an integer, got dtype {arr.dtype}")
+    if not isinstance(action, jax.core.Tracer):
+        value = int(arr)
+        if not 0 <= value < num_actions:
+            raise ValueError(f"action {value} is outside the action space [0, {num_actions})")
+    return arr.astype(jnp.int32)
+
+
+@dataclasses.dataclass(frozen=True)
+class Environment:
+    """A MiniGrid-style gridworld: immutable configuration plus pure `reset`/`step`.
+
+    Build one with `Environment.create` or `horizax.make`. Every family shares:
+
+    * observation: ``observation_fn(state)``; MiniGrid ids default to
+      `observations.symbolic_first_person` (u8[7, 7, 3]).
+    * action: i32[] in ``[0, num_actions)`` (MiniGrid's left, right, forward, pickup, drop,
+      toggle, done; Dynamic-Obstacles has the first 3). Inside `jit` an out-of-range action
+      cannot raise: it changes nothing but the step count, except where ``invalid_action``
+      is set (Dynamic-Obstacles maps it to ``left``, as MiniGrid does). Concrete out-of-range
+      values raise `ValueError`.
+    * reward: f32[] from ``reward_fn(prev_state, action, state)``.
+    * termination: ``termination_fn(prev_state, action, state)`` -> bool[].
+    * truncation: ``t >= max_steps``.
+
+    Attributes:
+        width, height: grid size in cells (walls included).
+        max_steps: time limit (>= 1).
+        layout_fn: ``key -> State``, the family's layout generator.
+        observation_fn, reward_fn, termination_fn: see above.
+        dynamics_fn: optional ``(state, action, key) -> state`` applied before the agent acts
+            (e.g. moving obstacles).
+        num_actions: size of the action space.
+        invalid_action: action taken in place of an out-of-range one inside `jit` (None: no-op).
+        autoreset: step a finished timestep into a fresh episode (default True).
+        observation_space_override: the observation space, for custom ``observation_fn``.
+        env_id: the registered id this was built from ("" if none).
+    """
+
+    width: int
+    height: int
+    max_steps: int
+    layout_fn: LayoutFn
+    observation_fn: Callable[[State], Array] = observations.symbolic_first_person
+    reward_fn: StepFn = rewards.on_goal_reached_discounted
+    termination_fn: StepFn = terminations.DEFAULT_TERMINATION
+    dynamics_fn: DynamicsFn | None = None
+    num_actions: int = C.NUM_ACTIONS
+    invalid_action: int | None = None
+    autoreset: bool = True
+    observation_space_override: Box | None = None
+    env_id: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("width", "height"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 3:
+                raise ValueError(f"{name} must be an int >= 3, got {value!r}")
+        if not isinstance(self.max_steps, int) or self.max_steps < 1:
+            raise ValueError(f"max_steps must be an int >= 1, got {self.max_steps!r}")
+        if not 1 <= self.num_actions <= C.NUM_ACTIONS:
+            raise ValueError(f"num_actions must be in [1, 7], got {self.num_actions}")
+        for name in ("layout_fn", "observation_fn", "reward_fn", "termination_fn"):
+            if not callable(getattr(self, name)):
+                raise ValueError(f"{name} must be callable, got {getattr(self, name)!r}")
+
+    @classmethod
+    def create(cls, **kwargs: Any) -> Environment:
+        """Builds an environment; unknown keyword arguments raise `TypeError`."""
+        return cls(**kwargs)
+
+    def replace(self, **changes: Any) -> Environment:
+        """A copy with some configuration changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def disable_autoreset(self) -> Environment:
+        """A copy whose `step` keeps applying actions after an episode ends."""
+        return self.replace(autoreset=False)
+
+    @property
+    def action_space(self) -> Discrete:
+        """`Discrete(num_actions)`."""
+        return Discrete(self.num_actions)
+
+    @property
+    def observation_space(self) -> Box:
+        """The `Box` every observation lies in."""
+        if self.observation_space_override is not None:
+            return self.observation_space_override
+        return observations.observation_space(self.observation_fn, self.width, self.height)
+
+    def reset(self, key: Array) -> Timestep:
+        """First timestep of an episode drawn from ``key``.
+
+        Args:
+            key: a PRNG key (``jax.random.PRNGKey`` or ``jax.random.key``).
+        """
+        layout_key, state_key = jax.random.split(key)
+        state = self.layout_fn(layout_key).replace(
+            key=state_key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
+        )
+        return Timestep(
+            observation=self.observation_fn(state),
+            action=jnp.int32(-1),
+            reward=jnp.float32(0.0),
+            step_type=jnp.int32(StepType.TRANSITION),
+            state=state,
+            info={},
+        )
+
+    def _transition(self, timestep: Timestep, action: Array) -> Timestep:
+        prev_state = timestep.state
+        key, dynamics_key = jax.random.split(prev_state.key)
+        valid = (action >= 0) & (action < self.num_actions)
+        fallback = C.DONE if self.invalid_action is None else self.invalid_action
+        effective = jnp.where(valid, action, fallback).astype(jnp.int32)
+        state = prev_state
+        if self.dynamics_fn is not None:
+            state = self.dynamics_fn(state, effective, dynamics_key)
+        state = apply_action(state, effective)
+        state = state.replace(step_count=prev_state.step_count + 1, key=key)
+        terminated = jnp.asarray(self.termination_fn(prev_state, effective, state), jnp.bool_)
+        truncated = state.step_count >= self.max_steps
+        return Timestep(
+            observation=self.observation_fn(state),
+            action=action,
+            reward=jnp.asarray(self.reward_fn(prev_state, effective, state), jnp.float32),
+            step_type=check_truncation(terminated, truncated),
+            state=state,
+            info={},
+        )
+
+    def step(self, timestep: Timestep, action: Array) -> Timestep:
+        """Advances one step (or starts a new episode after a finished one, see module doc).
+
+        Args:
+            timestep: the current timestep.
+            action: i32[] in ``[0, num_actions)``.
+
+        Returns:
+            The next `Timestep`.
+        """
+        action = _check_action(action, self.num_actions)
+        if not self.autoreset:
+            return self._transition(timestep, action)
+        return jax.lax.cond(
+            timestep.is_done(),
+            lambda: self.reset(timestep.state.key),
+            lambda: self._transition(timestep, action),
+        )

@@ -1,0 +1,170 @@
+"""Observation functions ``fn(state) -> Array`` and their spaces.
+
+Names follow navix; semantics follow Farama MiniGrid 3.2.0:
+
+* `symbolic_first_person` -- MiniGrid's egocentric ``image``: u8[7, 7, 3] indexed
+  ``[i, j]`` (i across the view, j from far (0) to the agent's row (6)), the agent at
+  ``(3, 6)`` facing up, with MiniGrid's exact occlusion (`visibility_mask`), unseen cells
+  ``(0, 0, 0)``, off-grid cells walls, and the agent's own cell showing what it carries.
+* `symbolic_first_person_see_through` -- the same without occlusion, for the MiniGrid
+  families built with ``see_through_walls=True``.
+* `symbolic` -- the full grid, u8[W, H, 3] indexed ``[x, y]``, with the agent encoded as
+  ``(AGENT, red, direction)`` like MiniGrid's ``FullyObsWrapper``.
+* `categorical`, `categorical_first_person` -- the object channel alone, u8[W, H] / u8[7, 7].
+* `rgb`, `rgb_first_person` -- rendered tiles (`horizax.grid.render`), u8[H*T, W*T, 3] and
+  u8[7*T, 7*T, 3], image convention (rows = y).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+from horizax.core.spaces import Box
+from horizax.grid import cells
+from horizax.grid import constants as C
+from horizax.grid.state import State
+
+VIEW = C.AGENT_VIEW_SIZE
+
+
+def _view_offsets(view: int) -> np.ndarray:
+    """i32[4, view, view, 2]: world offset of each view cell for each agent direction."""
+    out = np.zeros((4, view, view, 2), dtype=np.int32)
+    for d in range(4):
+        dx, dy = C.DIR_TO_VEC[d]
+        rx, ry = -dy, dx  # the agent's right-hand side
+        for i in range(view):
+            for j in range(view):
+                forward, lateral = view - 1 - j, i - view // 2
+                out[d, i, j] = (forward * dx + lateral * rx, forward * dy + lateral * ry)
+    return out
+
+
+_OFFSETS = _view_offsets(VIEW)
+
+
+def view_cells(state: State) -> Array:
+    """u8[7, 7, 3]: the grid as seen from the agent, before occlusion (off-grid = wall)."""
+    grid = state.grid
+    width, height = grid.shape[0], grid.shape[1]
+    pos = state.agent_pos + jnp.asarray(_OFFSETS)[state.agent_dir]  # [7, 7, 2]
+    xs, ys = pos[..., 0], pos[..., 1]
+    inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+    gathered = grid[jnp.clip(xs, 0, width - 1), jnp.clip(ys, 0, height - 1)]
+    return jnp.where(inside[..., None], gathered, jnp.asarray(C.WALL_CELL, grid.dtype))
+
+
+def visibility_mask(transparent: Array) -> Array:
+    """bool[V, V]: MiniGrid's ``Grid.process_vis`` from the agent at ``(V // 2, V - 1)``.
+
+    Rows are swept from the agent's row (j = V-1) to the farthest (j = 0). Within a row,
+    visibility spreads right then left through transparent cells (the first opaque cell is
+    seen but stops the spread), and every visible transparent cell lights up its three
+    neighbours in the next row -- the exact order of MiniGrid's loops, unrolled.
+
+    Args:
+        transparent: bool[V, V] indexed ``[i, j]``, whether each view cell lets light through.
+    """
+    view = transparent.shape[0]
+    false = jnp.zeros(transparent.shape[2:], dtype=bool)
+    seeds = [false] * view
+    seeds[view // 2] = jnp.ones_like(false)
+    rows = []
+    for j in reversed(range(view)):
+        t = [transparent[i, j] for i in range(view)]
+        right = list(seeds)
+        for i in range(view - 1):
+            right[i + 1] = right[i + 1] | (right[i] & t[i])
+        left = list(right)
+        for i in reversed(range(1, view)):
+            left[i - 1] = left[i - 1] | (left[i] & t[i])
+        rows.append(jnp.stack(left))
+        up = [false] * view
+        for i in range(view - 1):  # the rightward sweep lights (i, j-1) and (i+1, j-1)
+            lit = right[i] & t[i]
+            up[i] = up[i] | lit
+            up[i + 1] = up[i + 1] | lit
+        for i in range(1, view):  # the leftward sweep lights (i-1, j-1) and (i, j-1)
+            lit = left[i] & t[i]
+            up[i - 1] = up[i - 1] | lit
+            up[i] = up[i] | lit
+        seeds = up
+    return jnp.stack(rows[::-1], axis=1)
+
+
+def symbolic_first_person(state: State) -> Array:
+    """u8[7, 7, 3]: MiniGrid's egocentric image, occlusion included."""
+    view = view_cells(state)
+    visible = visibility_mask(cells.see_behind(view))
+    image = jnp.where(visible[..., None], view, jnp.uint8(0))
+    return image.at[VIEW // 2, VIEW - 1].set(state.carrying)
+
+
+def symbolic_first_person_see_through(state: State) -> Array:
+    """u8[7, 7, 3]: the egocentric image without occlusion (MiniGrid's ``see_through_walls``).
+
+    MiniGrid's Empty, DistShift, Dynamic-Obstacles, Fetch, GoToDoor, GoToObject and PutNear
+    set ``see_through_walls=True``; their ids default to this view.
+    """
+    return view_cells(state).at[VIEW // 2, VIEW - 1].set(state.carrying)
+
+
+def symbolic(state: State) -> Array:
+    """u8[W, H, 3]: the full grid with the agent as ``(AGENT, red, direction)``."""
+    agent = jnp.stack([jnp.int32(C.AGENT), jnp.int32(C.RED), state.agent_dir]).astype(jnp.uint8)
+    return cells.write_cell(state.grid, state.agent_pos, agent)
+
+
+def categorical(state: State) -> Array:
+    """u8[W, H]: object indices of the full grid, the agent as ``AGENT``."""
+    return symbolic(state)[..., 0]
+
+
+def categorical_first_person(state: State) -> Array:
+    """u8[7, 7]: object indices of the egocentric view."""
+    return symbolic_first_person(state)[..., 0]
+
+
+def rgb(state: State) -> Array:
+    """u8[H*T, W*T, 3]: the full grid rendered with the default tile size."""
+    from horizax.grid import render
+
+    return render.render_grid(state)
+
+
+def rgb_first_person(state: State) -> Array:
+    """u8[7*T, 7*T, 3]: the egocentric view rendered with the default tile size."""
+    from horizax.grid import render
+
+    return render.render_view(state)
+
+
+ObservationFn = Callable[[State], Array]
+
+
+def observation_space(fn: ObservationFn, width: int, height: int) -> Box:
+    """The `Box` an observation function produces on a ``width`` x ``height`` grid.
+
+    Raises:
+        ValueError: for a function this module does not know; give the space explicitly.
+    """
+    high_sym = np.array([C.NUM_OBJECTS - 1, C.NUM_COLORS - 1, 3], dtype=np.uint8)
+    if fn in (symbolic_first_person, symbolic_first_person_see_through):
+        return Box(0, np.broadcast_to(high_sym, (VIEW, VIEW, 3)), (VIEW, VIEW, 3), jnp.uint8)
+    if fn is symbolic:
+        return Box(0, np.broadcast_to(high_sym, (width, height, 3)), (width, height, 3), jnp.uint8)
+    if fn is categorical:
+        return Box(0, C.NUM_OBJECTS - 1, (width, height), jnp.uint8)
+    if fn is categorical_first_person:
+        return Box(0, C.NUM_OBJECTS - 1, (VIEW, VIEW), jnp.uint8)
+    if fn in (rgb, rgb_first_person):
+        from horizax.grid import render
+
+        t = render.TILE_SIZE
+        shape = (height * t, width * t, 3) if fn is rgb else (VIEW * t, VIEW * t, 3)
+        return Box(0, 255, shape, jnp.uint8)
+    raise ValueError(f"unknown observation function {fn!r}: pass observation_space= explicitly")

@@ -1,0 +1,95 @@
+"""The gridworld state: a dense MiniGrid-encoded grid plus the agent.
+
+Everything a step needs is in `State`; events are not stored but derived each step from
+``(prev_state, action, state)`` by `horizax.grid.events`, so they are per-step by construction.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+from horizax.core.struct import pytree_dataclass
+from horizax.grid import constants as C
+
+
+@pytree_dataclass
+class State:
+    """A gridworld state.
+
+    Attributes:
+        grid: u8[W, H, 3], MiniGrid encoding ``(object, colour, state)`` indexed ``[x, y]``;
+            the agent is not drawn in it.
+        agent_pos: i32[2], ``(x, y)``.
+        agent_dir: i32[], 0 right, 1 down, 2 left, 3 up.
+        carrying: u8[3], encoding of the carried object; ``(EMPTY, 0, 0)`` for empty hands.
+        step_count: i32[], steps taken in this episode (MiniGrid's ``step_count``).
+        max_steps: i32[], the episode's time limit, copied from the environment at reset so
+            that reward functions such as MiniGrid's ``1 - 0.9 * step_count / max_steps``
+            stay pure functions of ``(prev_state, action, state)``.
+        mission: i32[4], the task's parameters (family-specific, e.g. target kind and colour).
+        key: the PRNG key that drives stochastic dynamics and autoreset.
+    """
+
+    grid: Array
+    agent_pos: Array
+    agent_dir: Array
+    carrying: Array
+    step_count: Array
+    max_steps: Array
+    mission: Array
+    key: Array
+
+
+def empty_hand() -> Array:
+    """u8[3]: the encoding of an empty hand."""
+    return jnp.asarray(C.EMPTY_CELL, dtype=jnp.uint8)
+
+
+def make_state(
+    grid: Array,
+    agent_pos: Array,
+    agent_dir: Array,
+    key: Array | None = None,
+    *,
+    carrying: Array | None = None,
+    mission: Array | None = None,
+) -> State:
+    """Builds a `State` at step 0 with canonical dtypes (the environment sets key and limit)."""
+    return State(
+        grid=jnp.asarray(grid, dtype=jnp.uint8),
+        agent_pos=jnp.asarray(agent_pos, dtype=jnp.int32),
+        agent_dir=jnp.asarray(agent_dir, dtype=jnp.int32),
+        carrying=empty_hand() if carrying is None else jnp.asarray(carrying, jnp.uint8),
+        step_count=jnp.int32(0),
+        max_steps=jnp.int32(0),
+        mission=jnp.zeros(4, jnp.int32) if mission is None else jnp.asarray(mission, jnp.int32),
+        key=jax.random.PRNGKey(0) if key is None else key,
+    )
+
+
+def walled_grid(width: int, height: int) -> np.ndarray:
+    """u8[W, H, 3] numpy grid: empty inside, walls on the border (MiniGrid's ``wall_rect``)."""
+    grid = np.zeros((width, height, 3), dtype=np.uint8)
+    grid[...] = C.EMPTY_CELL
+    grid[0, :] = C.WALL_CELL
+    grid[-1, :] = C.WALL_CELL
+    grid[:, 0] = C.WALL_CELL
+    grid[:, -1] = C.WALL_CELL
+    return grid
+
+
+def front_pos(state: State) -> Array:
+    """i32[2]: the cell the agent faces (may be off-grid only if the agent is on the border)."""
+    return state.agent_pos + jnp.asarray(C.DIR_TO_VEC)[state.agent_dir]
+
+
+def cell_at(grid: Array, pos: Array) -> Array:
+    """u8[3]: the encoding at ``pos``; off-grid positions read as a wall (MiniGrid's slice)."""
+    width, height = grid.shape[0], grid.shape[1]
+    inside = (pos[0] >= 0) & (pos[0] < width) & (pos[1] >= 0) & (pos[1] < height)
+    x = jnp.clip(pos[0], 0, width - 1)
+    y = jnp.clip(pos[1], 0, height - 1)
+    return jnp.where(inside, grid[x, y], jnp.asarray(C.WALL_CELL, dtype=grid.dtype))

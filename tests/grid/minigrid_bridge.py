@@ -1,0 +1,144 @@
+"""Test-only bridge to Farama MiniGrid: copy its state into horizax and drive both in lockstep.
+
+MiniGrid is the oracle. `state_from_minigrid` copies a MiniGrid env's grid, agent and hand
+into a horizax `State`; `lockstep` then applies the same actions to both and compares, at
+every step, everything the issue names: agent position and direction, the full grid
+encoding, the egocentric image, the carried object, reward, terminated and truncated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from horizax.grid import constants as C
+from horizax.grid.environment import Environment, Timestep
+from horizax.grid.state import State
+
+gymnasium = pytest.importorskip("gymnasium")
+minigrid = pytest.importorskip("minigrid")
+
+
+def minigrid_env(env_id: str, **kwargs: Any) -> Any:
+    """A raw (unwrapped) MiniGrid env, made through gymnasium's registry."""
+    import minigrid as _  # noqa: F401  (registers the ids)
+
+    return gymnasium.make(env_id, **kwargs).unwrapped
+
+
+def carried_encoding(mg: Any) -> np.ndarray:
+    """u8[3]: MiniGrid's carried object encoding, or the empty cell."""
+    if mg.carrying is None:
+        return np.array(C.EMPTY_CELL, dtype=np.uint8)
+    return np.array(mg.carrying.encode(), dtype=np.uint8)
+
+
+def state_from_minigrid(mg: Any, key: jax.Array | None = None) -> State:
+    """A horizax `State` equal to MiniGrid env ``mg``'s current state."""
+    return State(
+        grid=jnp.asarray(mg.grid.encode(), dtype=jnp.uint8),
+        agent_pos=jnp.asarray(mg.agent_pos, dtype=jnp.int32),
+        agent_dir=jnp.asarray(mg.agent_dir, dtype=jnp.int32),
+        carrying=jnp.asarray(carried_encoding(mg)),
+        step_count=jnp.int32(mg.step_count),
+        max_steps=jnp.int32(mg.max_steps),
+        mission=jnp.zeros(4, jnp.int32),
+        key=jax.random.PRNGKey(0) if key is None else key,
+    )
+
+
+def timestep_from_minigrid(env: Environment, mg: Any, key: jax.Array | None = None) -> Timestep:
+    """A first `Timestep` of ``env`` holding MiniGrid's current state."""
+    state = state_from_minigrid(mg, key)
+    return Timestep(
+        observation=env.observation_fn(state),
+        action=jnp.int32(-1),
+        reward=jnp.float32(0.0),
+        step_type=jnp.int32(0),
+        state=state,
+        info={},
+    )
+
+
+def assert_same_state(env: Environment, ts: Timestep, mg: Any, where: str) -> None:
+    """Asserts that horizax's timestep shows exactly MiniGrid's state."""
+    state = ts.state
+    np.testing.assert_array_equal(
+        np.asarray(state.agent_pos), np.asarray(mg.agent_pos), err_msg=f"agent_pos {where}"
+    )
+    assert int(state.agent_dir) == int(mg.agent_dir), f"agent_dir {where}"
+    np.testing.assert_array_equal(np.asarray(state.grid), mg.grid.encode(), err_msg=f"grid {where}")
+    np.testing.assert_array_equal(
+        np.asarray(state.carrying), carried_encoding(mg), err_msg=f"carrying {where}"
+    )
+    assert int(state.step_count) == int(mg.step_count), f"step_count {where}"
+
+
+def lockstep(
+    env: Environment,
+    mg: Any,
+    actions: np.ndarray,
+    *,
+    sync: Callable[[Timestep, Any], Timestep] | None = None,
+    view_fn: Callable[[State], jax.Array] | None = None,
+) -> dict[str, int]:
+    """Drives horizax and MiniGrid with the same actions and compares every step.
+
+    Autoreset is off on the horizax side; when MiniGrid's episode ends both are reset from a
+    fresh MiniGrid layout copied across. Returns counts of what happened (for coverage asserts).
+
+    Args:
+        env: the horizax environment (its observation_fn is what gets compared with MiniGrid's
+            ``image`` unless ``view_fn`` is given).
+        mg: the unwrapped MiniGrid env, already reset.
+        actions: i32[N] action sequence.
+        sync: optional hook ``(timestep, mg) -> timestep`` applied after each step to copy
+            MiniGrid-side randomness (e.g. obstacle moves) into horizax before comparing.
+        view_fn: the horizax function whose output must equal MiniGrid's ``obs["image"]``.
+    """
+    env = env.disable_autoreset()
+    view_fn = view_fn or env.observation_fn
+    step = jax.jit(env.step)
+    view = jax.jit(view_fn)
+    ts = timestep_from_minigrid(env, mg)
+    counts = {"steps": 0, "episodes": 0, "terminated": 0, "truncated": 0, "reward_nonzero": 0}
+    np.testing.assert_array_equal(np.asarray(view(ts.state)), mg.gen_obs()["image"])
+    for n, action in enumerate(np.asarray(actions)):
+        where = f"at step {n} (action {int(action)}, episode {counts['episodes']})"
+        obs, reward, terminated, truncated, _ = mg.step(int(action))
+        ts = step(ts, jnp.int32(action))
+        if sync is not None:
+            ts = sync(ts, mg)
+        assert_same_state(env, ts, mg, where)
+        np.testing.assert_array_equal(
+            np.asarray(view(ts.state)), obs["image"], err_msg=f"image {where}"
+        )
+        np.testing.assert_allclose(float(ts.reward), reward, rtol=1e-6, atol=1e-6, err_msg=where)
+        assert bool(ts.is_termination()) == bool(terminated), f"terminated {where}"
+        assert bool(ts.is_truncation()) == (bool(truncated) and not bool(terminated)), (
+            f"truncated {where}"
+        )
+        counts["steps"] += 1
+        counts["reward_nonzero"] += int(reward != 0)
+        if terminated or truncated:
+            counts["episodes"] += 1
+            counts["terminated"] += int(terminated)
+            counts["truncated"] += int(truncated and not terminated)
+            mg.reset(seed=int(n))
+            ts = timestep_from_minigrid(env, mg)
+    return counts
+
+
+def random_actions(
+    seed: int, n: int, num_actions: int = 7, forward_bias: float = 0.0
+) -> np.ndarray:
+    """i32[n] uniform actions; ``forward_bias`` extra probability of ``forward`` to explore."""
+    rng = np.random.default_rng(seed)
+    actions = rng.integers(0, num_actions, size=n)
+    forward = rng.random(n) < forward_bias
+    return np.where(forward, C.FORWARD, actions).astype(np.int32)
