@@ -58,42 +58,54 @@ def view_cells(state: State) -> Array:
     return jnp.where(inside[..., None], gathered, jnp.asarray(C.WALL_CELL, grid.dtype))
 
 
+def _fill(seeds: Array, through: Array, shift: int, width: int) -> Array:
+    """Cells reached from ``seeds`` by stepping ``shift`` (+1 or -1) bits through ``through``.
+
+    Bit ``i`` of each i32 is column ``i`` of a row. Returns the cells of ``through`` connected
+    to a seed inside ``through`` (Kogge-Stone doubling: log2(width) steps, no per-cell loop).
+    """
+    gen, pro = seeds & through, through
+    span = 1
+    while span < width:
+        if shift > 0:
+            gen = gen | (pro & (gen << span))
+            pro = pro & (pro << span)
+        else:
+            gen = gen | (pro & (gen >> span))
+            pro = pro & (pro >> span)
+        span *= 2
+    return gen
+
+
 def visibility_mask(transparent: Array) -> Array:
     """bool[V, V]: MiniGrid's ``Grid.process_vis`` from the agent at ``(V // 2, V - 1)``.
 
     Rows are swept from the agent's row (j = V-1) to the farthest (j = 0). Within a row,
-    visibility spreads right then left through transparent cells (the first opaque cell is
-    seen but stops the spread), and every visible transparent cell lights up its three
-    neighbours in the next row -- the exact order of MiniGrid's loops, unrolled.
+    visibility spreads right, then left, through transparent cells (the first opaque cell is
+    seen but stops the spread); during the rightward sweep each visible transparent cell
+    ``i < V-1`` lights ``(i, j-1)`` and ``(i+1, j-1)``, during the leftward sweep each one with
+    ``i > 0`` lights ``(i-1, j-1)`` and ``(i, j-1)`` -- the exact order of MiniGrid's loops.
+    Each row is packed into the bits of an i32 so a sweep is a handful of integer operations.
 
     Args:
         transparent: bool[V, V] indexed ``[i, j]``, whether each view cell lets light through.
     """
     view = transparent.shape[0]
-    false = jnp.zeros(transparent.shape[2:], dtype=bool)
-    seeds = [false] * view
-    seeds[view // 2] = jnp.ones_like(false)
+    full = (1 << view) - 1
+    weights = jnp.left_shift(1, jnp.arange(view, dtype=jnp.int32))
+    rows_t = jnp.sum(transparent.astype(jnp.int32) * weights[:, None], axis=0)  # i32[V]
+    seeds = jnp.int32(1 << (view // 2))
     rows = []
     for j in reversed(range(view)):
-        t = [transparent[i, j] for i in range(view)]
-        right = list(seeds)
-        for i in range(view - 1):
-            right[i + 1] = right[i + 1] | (right[i] & t[i])
-        left = list(right)
-        for i in reversed(range(1, view)):
-            left[i - 1] = left[i - 1] | (left[i] & t[i])
-        rows.append(jnp.stack(left))
-        up = [false] * view
-        for i in range(view - 1):  # the rightward sweep lights (i, j-1) and (i+1, j-1)
-            lit = right[i] & t[i]
-            up[i] = up[i] | lit
-            up[i + 1] = up[i + 1] | lit
-        for i in range(1, view):  # the leftward sweep lights (i-1, j-1) and (i, j-1)
-            lit = left[i] & t[i]
-            up[i - 1] = up[i - 1] | lit
-            up[i] = up[i] | lit
-        seeds = up
-    return jnp.stack(rows[::-1], axis=1)
+        t = rows_t[j]
+        right = seeds | ((_fill(seeds, t, +1, view) << 1) & full)
+        left = right | (_fill(right, t, -1, view) >> 1)
+        lit_right = right & t & (full >> 1)  # columns 0 .. V-2
+        lit_left = left & t & (full - 1)  # columns 1 .. V-1
+        seeds = (lit_right | (lit_right << 1) | lit_left | (lit_left >> 1)) & full
+        rows.append(left)
+    packed = jnp.stack(rows[::-1])  # i32[V] indexed by j
+    return (packed[None, :] & weights[:, None]) != 0
 
 
 def symbolic_first_person(state: State) -> Array:

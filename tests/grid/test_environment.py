@@ -1,0 +1,131 @@
+"""Episode boundaries, autoreset and bad input of the grid `Environment`."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import horizax
+from horizax.core import StepType
+from horizax.grid import Environment
+from horizax.grid import constants as C
+
+# Empty-5x5: agent (1, 1) facing right, goal (3, 3): 5 actions reach it.
+TO_GOAL = [C.FORWARD, C.FORWARD, C.RIGHT, C.FORWARD, C.FORWARD]
+
+
+def _run(env, actions, key=0):
+    ts = env.reset(jax.random.PRNGKey(key))
+    out = [ts]
+    step = jax.jit(env.step)
+    for a in actions:
+        ts = step(ts, jnp.int32(a))
+        out.append(ts)
+    return out
+
+
+def test_goal_terminates_with_minigrid_reward():
+    ts = _run(horizax.make("MiniGrid-Empty-5x5-v0"), TO_GOAL)
+    assert [int(t.step_type) for t in ts] == [0, 0, 0, 0, 0, 2]
+    assert float(ts[-1].reward) == pytest.approx(1 - 0.9 * 5 / 100)
+    assert bool(ts[-1].is_termination()) and bool(ts[-1].is_done())
+
+
+def test_time_limit_truncates_on_the_last_step_only():
+    env = horizax.make("MiniGrid-Empty-5x5-v0", max_steps=3)
+    ts = _run(env, [C.LEFT] * 3)
+    assert [int(t.step_type) for t in ts] == [0, 0, 0, StepType.TRUNCATION]
+    assert bool(ts[2].is_transition()) and bool(ts[3].is_truncation())
+    assert not bool(ts[3].is_termination())
+
+
+def test_goal_on_the_time_limit_step_is_a_termination():
+    env = horizax.make("MiniGrid-Empty-5x5-v0", max_steps=5)
+    last = _run(env, TO_GOAL)[-1]
+    assert int(last.step_type) == StepType.TERMINATION
+    assert float(last.reward) == pytest.approx(1 - 0.9 * 5 / 5)
+
+
+def test_step_after_the_end_starts_a_new_episode_and_ignores_the_action():
+    env = horizax.make("MiniGrid-Empty-Random-5x5-v0", max_steps=2)
+    ts = _run(env, [C.LEFT, C.LEFT, C.FORWARD, C.FORWARD])
+    assert int(ts[2].step_type) == StepType.TRUNCATION
+    restarted = ts[3]
+    assert bool(restarted.is_start()) and int(restarted.t) == 0
+    assert int(restarted.step_type) == StepType.TRANSITION
+    assert float(restarted.reward) == 0.0 and int(restarted.action) == -1
+    fresh = env.reset(ts[2].state.key)
+    np.testing.assert_array_equal(restarted.observation, fresh.observation)
+    assert int(ts[4].t) == 1
+
+
+def test_disable_autoreset_keeps_stepping_the_episode():
+    env = horizax.make("MiniGrid-Empty-5x5-v0", max_steps=2).disable_autoreset()
+    ts = _run(env, [C.LEFT] * 4)
+    assert [int(t.t) for t in ts] == [0, 1, 2, 3, 4]
+    assert [int(t.step_type) for t in ts] == [0, 0, 1, 1, 1]
+
+
+def test_same_key_same_episode_and_different_keys_differ():
+    env = horizax.make("MiniGrid-Empty-Random-6x6-v0")
+    a = env.reset(jax.random.PRNGKey(3))
+    b = env.reset(jax.random.PRNGKey(3))
+    np.testing.assert_array_equal(a.observation, b.observation)
+    starts = {
+        tuple(np.asarray(env.reset(jax.random.PRNGKey(k)).state.agent_pos)) for k in range(20)
+    }
+    assert len(starts) > 3
+
+
+def test_concrete_out_of_range_action_raises():
+    env = horizax.make("MiniGrid-Empty-5x5-v0")
+    ts = env.reset(jax.random.PRNGKey(0))
+    for bad in (7, -1):
+        with pytest.raises(ValueError, match=r"outside the action space \[0, 7\)"):
+            env.step(ts, jnp.int32(bad))
+
+
+def test_out_of_range_action_under_jit_only_advances_time():
+    env = horizax.make("MiniGrid-Empty-5x5-v0")
+    ts = env.reset(jax.random.PRNGKey(0))
+    out = jax.jit(env.step)(ts, jnp.int32(9))
+    np.testing.assert_array_equal(out.state.grid, ts.state.grid)
+    np.testing.assert_array_equal(out.state.agent_pos, ts.state.agent_pos)
+    assert int(out.state.agent_dir) == int(ts.state.agent_dir)
+    assert int(out.t) == 1 and int(out.action) == 9
+
+
+@pytest.mark.parametrize(
+    ("action", "error", "match"),
+    [
+        (jnp.zeros(2, jnp.int32), ValueError, "scalar"),
+        (jnp.float32(1.0), TypeError, "integer"),
+        (True, TypeError, "bool"),
+    ],
+)
+def test_action_shape_and_dtype_errors_name_the_argument(action, error, match):
+    env = horizax.make("MiniGrid-Empty-5x5-v0")
+    ts = env.reset(jax.random.PRNGKey(0))
+    with pytest.raises(error, match=match):
+        jax.jit(env.step)(ts, action)
+
+
+def test_invalid_configuration_raises_at_construction():
+    env = horizax.make("MiniGrid-Empty-5x5-v0")
+    with pytest.raises(ValueError, match="width"):
+        env.replace(width=2)
+    with pytest.raises(ValueError, match="max_steps"):
+        env.replace(max_steps=-3)
+    with pytest.raises(ValueError, match="num_actions"):
+        env.replace(num_actions=9)
+    with pytest.raises(TypeError):
+        Environment.create(width=5, height=5, max_steps=10, layout_fn=lambda k: None, bogus=1)
+
+
+def test_timestep_fields_from_the_quick_start():
+    env = horizax.make("MiniGrid-Empty-8x8-v0")
+    ts = env.step(env.reset(jax.random.PRNGKey(0)), jnp.asarray(2))
+    assert ts.observation.shape == (7, 7, 3) and ts.observation.dtype == jnp.uint8
+    assert ts.reward.dtype == jnp.float32 and ts.step_type.dtype == jnp.int32
+    assert int(ts.t) == 1 and int(ts.action) == 2 and ts.info == {}
+    assert env.action_space.n == 7

@@ -1,0 +1,74 @@
+"""Observations: MiniGrid's visibility rule, view geometry, full-grid encodings."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import horizax
+from horizax.grid import constants as C
+from horizax.grid import observations as O
+from horizax.grid.state import make_state, walled_grid
+
+
+@pytest.mark.reference
+def test_visibility_mask_equals_minigrid_process_vis_on_random_occluders():
+    grid_mod = pytest.importorskip("minigrid.core.grid")
+    from minigrid.core.world_object import Wall
+
+    rng = np.random.default_rng(0)
+    masks = []
+    expected = []
+    for _ in range(400):
+        density = rng.uniform(0.05, 0.6)
+        walls = rng.random((7, 7)) < density
+        walls[3, 6] = False
+        g = grid_mod.Grid(7, 7)
+        for i, j in zip(*np.nonzero(walls), strict=True):
+            g.set(int(i), int(j), Wall())
+        expected.append(g.process_vis(agent_pos=(3, 6)))
+        masks.append(~walls)
+    ours = jax.jit(jax.vmap(O.visibility_mask))(jnp.asarray(np.stack(masks)))
+    np.testing.assert_array_equal(np.asarray(ours), np.stack(expected))
+
+
+def test_view_geometry_per_direction():
+    grid = walled_grid(9, 9)
+    grid[6, 4] = (C.KEY, C.RED, 0)  # two cells right of the agent at (4, 4)
+    for direction, expected in [(0, (3, 4)), (1, (1, 6)), (2, None), (3, (5, 6))]:
+        s = make_state(grid, jnp.array([4, 4]), jnp.int32(direction))
+        view = np.asarray(O.symbolic_first_person_see_through(s))
+        hits = np.argwhere(view[..., 0] == C.KEY)
+        assert (tuple(hits[0]) if len(hits) else None) == expected, direction
+
+
+def test_view_shows_carried_object_at_the_agent_cell_and_off_grid_as_wall():
+    carried = jnp.array((C.BALL, C.BLUE, 0), jnp.uint8)
+    s = make_state(walled_grid(5, 5), jnp.array([1, 1]), jnp.int32(3), carrying=carried)
+    view = np.asarray(O.symbolic_first_person_see_through(s))
+    np.testing.assert_array_equal(view[3, 6], carried)
+    np.testing.assert_array_equal(view[3, 0], C.WALL_CELL)  # 6 cells up: off-grid
+
+
+def test_symbolic_marks_agent_like_fully_obs_wrapper():
+    s = make_state(walled_grid(6, 5), jnp.array([2, 3]), jnp.int32(2))
+    obs = np.asarray(O.symbolic(s))
+    assert obs.shape == (6, 5, 3)
+    np.testing.assert_array_equal(obs[2, 3], (C.AGENT, C.RED, 2))
+    assert O.categorical(s).shape == (6, 5) and O.categorical_first_person(s).shape == (7, 7)
+
+
+@pytest.mark.parametrize(
+    "fn", [O.symbolic, O.categorical, O.symbolic_first_person, O.categorical_first_person]
+)
+def test_observation_functions_stay_inside_their_spaces(fn):
+    env = horizax.make("MiniGrid-Empty-Random-6x6-v0", observation_fn=fn)
+    ts = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), 16))
+    space = env.observation_space
+    assert ts.observation.shape[1:] == space.shape
+    assert all(bool(space.contains(o)) for o in ts.observation)
+
+
+def test_unknown_observation_function_needs_an_explicit_space():
+    with pytest.raises(ValueError, match="observation_space"):
+        _ = horizax.make("MiniGrid-Empty-5x5-v0", observation_fn=lambda s: s.grid).observation_space
