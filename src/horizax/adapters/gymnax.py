@@ -1,0 +1,255 @@
+"""Gymnax adapter: a horizax gridworld behind the ``gymnax.environments.Environment`` API.
+
+Code written against gymnax (``(obs, state)`` from ``reset``, ``(obs, state, reward, done,
+info)`` from ``step``, an explicit ``params``) runs on a horizax environment after wrapping it::
+
+    gymnax_env, params = ToGymnax.wrap(horizax.make("MiniGrid-Empty-5x5-v0"))
+    obs, state = gymnax_env.reset(key, params)
+    obs, state, reward, done, info = gymnax_env.step(key, state, action, params)
+
+Episode boundary (ARCHITECTURE.md, contract 1). ``done`` merges termination and truncation
+into gymnax's single boolean, so ``info`` carries them apart: ``info["terminated"]``,
+``info["truncated"]`` (never both; termination wins on a shared step) and
+``info["discount"]`` (0.0 after a termination, 1.0 otherwise, truncation included), so a
+learner can bootstrap from the observation of a truncated step. The `StepType` is still in
+``state.timestep.step_type``.
+
+Autoreset follows horizax's rules (`horizax.grid.environment.Environment.step`), not
+gymnax's: the step that ends an episode returns that episode's last observation with
+``done=True``; the next ``step`` ignores its action and returns the first observation of a
+new episode (reward 0, ``done=False``), drawn from the key carried in the state. For that
+reason `ToGymnax` overrides ``reset`` and ``step`` themselves: gymnax's base ``step`` calls
+``step_env`` and then replaces a finished state by a fresh ``reset_env`` one in the same
+call, which would drop the last observation. Consequences for gymnax tooling: the ``key``
+argument of ``step`` is unused, and a logging wrapper counting steps (gymnax's
+``LogWrapper``) counts the reset step into the next episode's length (returns are
+unaffected, the reset step's reward being 0).
+
+API version. The ``step`` return value above is gymnax 0.0.x's (up to 0.0.9, the version
+this adapter is tested against). gymnax 1.0 changed ``Environment.step`` to return
+``(obs, state, reward, terminated, truncated, info)`` and its wrappers (``LogWrapper``, ...)
+unpack six values, so they cannot be stacked on this adapter with gymnax >= 1.0; calling
+``reset``/``step`` directly works with both.
+
+`reset` and `step` are not jitted here (gymnax jits them in its base class): they are pure,
+so wrap them in `jax.jit`/`jax.vmap`/`jax.lax.scan` yourself.
+
+Requires the ``gymnax`` extra: ``pip install 'horizax[gymnax]'``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+from jax import Array
+
+try:
+    from flax import struct
+    from gymnax.environments import environment as gymnax_environment
+    from gymnax.environments import spaces as gymnax_spaces
+except ImportError as err:  # pragma: no cover - exercised by a test that hides gymnax
+    raise ImportError(
+        "horizax.adapters.gymnax needs the optional dependency gymnax (and flax); install the "
+        f"`gymnax` extra: pip install 'horizax[gymnax]'. Original error: {err}"
+    ) from err
+
+from horizax.core.step_type import discount as step_type_discount
+from horizax.grid.environment import Environment, Timestep
+
+__all__ = ["GymnaxState", "ToGymnax"]
+
+EnvParams = gymnax_environment.EnvParams
+
+
+@struct.dataclass
+class GymnaxState(gymnax_environment.EnvState):
+    """A gymnax ``EnvState`` carrying the wrapped horizax `Timestep`.
+
+    `ToGymnax.step` unwraps ``timestep``, advances the horizax environment and wraps the
+    result again.
+
+    Attributes:
+        time: i32[], ``timestep.t`` (steps taken in the episode), at the top level because
+            gymnax code reads ``state.time`` for its own time-limit bookkeeping.
+        timestep: the underlying horizax `Timestep`.
+    """
+
+    timestep: Timestep
+
+    @classmethod
+    def from_timestep(cls, timestep: Timestep) -> GymnaxState:
+        """Wraps a horizax `Timestep`, setting ``time`` to ``timestep.t``."""
+        return cls(time=timestep.t, timestep=timestep)
+
+
+class ToGymnax(gymnax_environment.Environment):
+    """Wraps a horizax `Environment` as a ``gymnax.environments.environment.Environment``.
+
+    Prefer `ToGymnax.wrap`, which returns the ``(gymnax_env, params)`` pair gymnax callers
+    expect. See the module docstring for the episode-boundary and autoreset rules.
+
+    Args:
+        env: the horizax environment to wrap (any `horizax.grid.environment.Environment`).
+
+    Raises:
+        TypeError: if ``env`` is not a horizax gridworld `Environment`.
+    """
+
+    def __init__(self, env: Environment) -> None:
+        if not isinstance(env, Environment):
+            raise TypeError(f"ToGymnax wraps a horizax grid Environment, got {type(env)!r}")
+        self._env = env
+
+    @classmethod
+    def wrap(cls, env: Environment) -> tuple[ToGymnax, EnvParams]:
+        """Builds the wrapper and its params in one call.
+
+        Args:
+            env: the horizax environment to wrap.
+
+        Returns:
+            ``(ToGymnax(env), EnvParams(max_steps_in_episode=env.max_steps))``.
+        """
+        gymnax_env = cls(env)
+        return gymnax_env, gymnax_env.default_params
+
+    @property
+    def env(self) -> Environment:
+        """The wrapped horizax environment (read-only: environments are immutable)."""
+        return self._env
+
+    @property
+    def default_params(self) -> EnvParams:
+        """A gymnax ``EnvParams`` with the wrapped env's ``max_steps`` as ``max_steps_in_episode``.
+
+        The horizax environment owns its time limit; params passed to `reset`/`step` are
+        ignored, this only tells gymnax code what the limit is.
+        """
+        return EnvParams(max_steps_in_episode=self._env.max_steps)
+
+    @property
+    def name(self) -> str:
+        """The registered id of the wrapped env (e.g. ``"MiniGrid-Empty-5x5-v0"``)."""
+        return self._env.env_id or type(self._env).__name__
+
+    @property
+    def num_actions(self) -> int:
+        """Number of discrete actions (``env.num_actions``)."""
+        return self._env.num_actions
+
+    def action_space(self, params: EnvParams | None = None) -> gymnax_spaces.Discrete:
+        """The gymnax ``Discrete(env.num_actions)`` space; ``params`` is ignored."""
+        del params
+        return gymnax_spaces.Discrete(self._env.num_actions)
+
+    def observation_space(self, params: EnvParams | None = None) -> gymnax_spaces.Box:
+        """The wrapped env's observation `Box` as a gymnax ``Box``; ``params`` is ignored.
+
+        low/high/shape/dtype are copied across (MiniGrid ids: u8[7, 7, 3] in ``[0, high]``).
+        """
+        del params
+        space = self._env.observation_space
+        return gymnax_spaces.Box(
+            low=space.low, high=space.high, shape=tuple(space.shape), dtype=space.dtype
+        )
+
+    def reset(self, key: Array, params: EnvParams | None = None) -> tuple[Array, GymnaxState]:
+        """Resets the wrapped environment.
+
+        Args:
+            key: PRNG key.
+            params: ignored; ``max_steps`` comes from the wrapped env.
+
+        Returns:
+            ``(observation, GymnaxState)``; the observation has the env's observation shape
+            and dtype (u8[7, 7, 3] for MiniGrid ids).
+        """
+        del params
+        timestep = self._env.reset(key)
+        return timestep.observation, GymnaxState.from_timestep(timestep)
+
+    def step(
+        self,
+        key: Array,
+        state: GymnaxState,
+        action: Array | int,
+        params: EnvParams | None = None,
+    ) -> tuple[Array, GymnaxState, Array, Array, dict[str, Array]]:
+        """Advances the wrapped environment one step (horizax autoreset, see module doc).
+
+        Args:
+            key: PRNG key, unused: horizax carries its own key in
+                ``state.timestep.state.key``.
+            state: the state returned by the previous `reset`/`step`.
+            action: i32[] integer action in ``[0, num_actions)``.
+            params: ignored.
+
+        Returns:
+            ``(observation, GymnaxState, reward, done, info)``: reward f32[], done bool[]
+            ``= timestep.is_done()`` (truncation or termination), and ``info`` with bool[]
+            ``"terminated"``, bool[] ``"truncated"`` and f32[] ``"discount"`` (0.0 only on
+            termination).
+        """
+        del key, params
+        timestep = self._env.step(state.timestep, action)
+        info = {
+            "terminated": timestep.is_termination(),
+            "truncated": timestep.is_truncation(),
+            "discount": step_type_discount(timestep.step_type),
+        }
+        return (
+            timestep.observation,
+            GymnaxState.from_timestep(timestep),
+            timestep.reward,
+            timestep.is_done(),
+            info,
+        )
+
+    # gymnax's hooks, answered from the timestep so tooling that calls them directly agrees
+    # with `step`. ``reset_env``/``step_env`` are the same as `reset`/`step` (horizax
+    # autoreset included): gymnax's own step/reset, which combine them, are overridden above.
+
+    def reset_env(self, key: Array, params: EnvParams | None = None) -> tuple[Array, GymnaxState]:
+        """Same as `reset`."""
+        return self.reset(key, params)
+
+    def step_env(
+        self,
+        key: Array,
+        state: GymnaxState,
+        action: Array | int,
+        params: EnvParams | None = None,
+    ) -> tuple[Array, GymnaxState, Array, Array, dict[str, Array]]:
+        """Same as `step` (horizax autoreset applies)."""
+        return self.step(key, state, action, params)
+
+    def get_obs(
+        self, state: GymnaxState, params: EnvParams | None = None, key: Any = None
+    ) -> Array:
+        """The observation of ``state`` (``state.timestep.observation``)."""
+        del params, key
+        return state.timestep.observation
+
+    def is_terminal(self, state: GymnaxState, params: EnvParams | None = None) -> Array:
+        """bool[]: the episode ended at ``state`` (termination or truncation), like ``done``."""
+        del params
+        return state.timestep.is_done()
+
+    def is_terminated(self, state: GymnaxState, params: EnvParams | None = None) -> Array:
+        """bool[]: an absorbing state was reached at ``state``."""
+        del params
+        return state.timestep.is_termination()
+
+    def is_truncated(self, state: GymnaxState, params: EnvParams | None = None) -> Array:
+        """bool[]: the time limit cut the episode at ``state`` (and it did not terminate)."""
+        del params
+        return state.timestep.is_truncation()
+
+    def discount(self, state: GymnaxState, params: EnvParams | None = None) -> Array:
+        """f32[]: 0.0 if ``state`` is a termination, else 1.0."""
+        del params
+        return jnp.asarray(step_type_discount(state.timestep.step_type), jnp.float32)
+
+    def __repr__(self) -> str:
+        return f"ToGymnax({self.name})"
