@@ -178,16 +178,19 @@ class Environment:
             return self.observation_space_override
         return observations.observation_space(self.observation_fn, self.width, self.height)
 
+    def _initial_state(self, key: Array) -> State:
+        layout_key, state_key = jax.random.split(key)
+        return self.layout_fn(layout_key).replace(
+            key=state_key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
+        )
+
     def reset(self, key: Array) -> Timestep:
         """First timestep of an episode drawn from ``key``.
 
         Args:
             key: a PRNG key (``jax.random.PRNGKey`` or ``jax.random.key``).
         """
-        layout_key, state_key = jax.random.split(key)
-        state = self.layout_fn(layout_key).replace(
-            key=state_key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
-        )
+        state = self._initial_state(key)
         return Timestep(
             observation=self.observation_fn(state),
             action=jnp.int32(-1),
@@ -197,27 +200,23 @@ class Environment:
             info={},
         )
 
-    def _transition(self, timestep: Timestep, action: Array) -> Timestep:
-        prev_state = timestep.state
-        key, dynamics_key = jax.random.split(prev_state.key)
+    def _transition(self, prev_state: State, action: Array) -> tuple[State, Array, Array]:
+        """``(state, reward, step_type)`` after ``action``; no observation yet."""
         valid = (action >= 0) & (action < self.num_actions)
         fallback = C.DONE if self.invalid_action is None else self.invalid_action
         effective = jnp.where(valid, action, fallback).astype(jnp.int32)
         state = prev_state
         if self.dynamics_fn is not None:
+            # The episode key stays fixed (it seeds the next episode); per-step randomness is
+            # derived from it and the step count, so steps without dynamics hash nothing.
+            dynamics_key = jax.random.fold_in(prev_state.key, prev_state.step_count)
             state = self.dynamics_fn(state, effective, dynamics_key)
         state = apply_action(state, effective)
-        state = state.replace(step_count=prev_state.step_count + 1, key=key)
+        state = state.replace(step_count=prev_state.step_count + 1)
         terminated = jnp.asarray(self.termination_fn(prev_state, effective, state), jnp.bool_)
         truncated = state.step_count >= self.max_steps
-        return Timestep(
-            observation=self.observation_fn(state),
-            action=action,
-            reward=jnp.asarray(self.reward_fn(prev_state, effective, state), jnp.float32),
-            step_type=check_truncation(terminated, truncated),
-            state=state,
-            info={},
-        )
+        reward = jnp.asarray(self.reward_fn(prev_state, effective, state), jnp.float32)
+        return state, reward, check_truncation(terminated, truncated)
 
     def step(self, timestep: Timestep, action: Array) -> Timestep:
         """Advances one step (or starts a new episode after a finished one, see module doc).
@@ -230,10 +229,26 @@ class Environment:
             The next `Timestep`.
         """
         action = _check_action(action, self.num_actions)
-        if not self.autoreset:
-            return self._transition(timestep, action)
-        return jax.lax.cond(
-            timestep.is_done(),
-            lambda: self.reset(timestep.state.key),
-            lambda: self._transition(timestep, action),
+        if self.autoreset:
+            # Select the next state first and observe once: under vmap both branches run, and
+            # the observation is the most expensive part of a step.
+            state, reward, step_type, action = jax.lax.cond(
+                timestep.is_done(),
+                lambda: (
+                    self._initial_state(timestep.state.key),
+                    jnp.float32(0.0),
+                    jnp.int32(StepType.TRANSITION),
+                    jnp.int32(-1),
+                ),
+                lambda: (*self._transition(timestep.state, action), action),
+            )
+        else:
+            state, reward, step_type = self._transition(timestep.state, action)
+        return Timestep(
+            observation=self.observation_fn(state),
+            action=action,
+            reward=reward,
+            step_type=step_type,
+            state=state,
+            info={},
         )

@@ -17,6 +17,7 @@ Names follow navix; semantics follow Farama MiniGrid 3.2.0:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import jax.numpy as jnp
@@ -58,23 +59,41 @@ def view_cells(state: State) -> Array:
     return jnp.where(inside[..., None], gathered, jnp.asarray(C.WALL_CELL, grid.dtype))
 
 
-def _fill(seeds: Array, through: Array, shift: int, width: int) -> Array:
-    """Cells reached from ``seeds`` by stepping ``shift`` (+1 or -1) bits through ``through``.
+def _sweep_row(seeds: int, transparent: int, view: int) -> tuple[int, int]:
+    """One row of MiniGrid's ``process_vis``, on bit-packed rows (bit i = column i).
 
-    Bit ``i`` of each i32 is column ``i`` of a row. Returns the cells of ``through`` connected
-    to a seed inside ``through`` (Kogge-Stone doubling: log2(width) steps, no per-cell loop).
+    Returns ``(visible, next_seeds)``: the cells of this row that end up visible, and the cells
+    of the next (farther) row that this row lights.
     """
-    gen, pro = seeds & through, through
-    span = 1
-    while span < width:
-        if shift > 0:
-            gen = gen | (pro & (gen << span))
-            pro = pro & (pro << span)
-        else:
-            gen = gen | (pro & (gen >> span))
-            pro = pro & (pro >> span)
-        span *= 2
-    return gen
+    seen = [(seeds >> i) & 1 for i in range(view)]
+    clear = [(transparent >> i) & 1 for i in range(view)]
+    lit = [0] * view
+    for i in range(view - 1):  # rightward sweep: lights (i, j-1) and (i+1, j-1)
+        if seen[i] and clear[i]:
+            seen[i + 1] = 1
+            lit[i] = lit[i + 1] = 1
+    for i in reversed(range(1, view)):  # leftward sweep: lights (i-1, j-1) and (i, j-1)
+        if seen[i] and clear[i]:
+            seen[i - 1] = 1
+            lit[i - 1] = lit[i] = 1
+    pack = lambda bits: sum(b << i for i, b in enumerate(bits))  # noqa: E731
+    return pack(seen), pack(lit)
+
+
+@functools.lru_cache(maxsize=4)
+def _row_table(view: int) -> np.ndarray:
+    """i32[2**(2*view)]: `_sweep_row` for every (seeds, transparent) pair, packed.
+
+    Entry ``seeds << view | transparent`` holds ``visible | next_seeds << view``. Built on
+    first use (16,384 entries for the 7x7 view), never at import.
+    """
+    size = 1 << view
+    table = np.empty(size * size, dtype=np.int32)
+    for seeds in range(size):
+        for transparent in range(size):
+            visible, nxt = _sweep_row(seeds, transparent, view)
+            table[(seeds << view) | transparent] = visible | (nxt << view)
+    return table
 
 
 def visibility_mask(transparent: Array) -> Array:
@@ -82,10 +101,10 @@ def visibility_mask(transparent: Array) -> Array:
 
     Rows are swept from the agent's row (j = V-1) to the farthest (j = 0). Within a row,
     visibility spreads right, then left, through transparent cells (the first opaque cell is
-    seen but stops the spread); during the rightward sweep each visible transparent cell
-    ``i < V-1`` lights ``(i, j-1)`` and ``(i+1, j-1)``, during the leftward sweep each one with
-    ``i > 0`` lights ``(i-1, j-1)`` and ``(i, j-1)`` -- the exact order of MiniGrid's loops.
-    Each row is packed into the bits of an i32 so a sweep is a handful of integer operations.
+    seen but stops the spread), and each visible transparent cell lights its neighbours in the
+    next row, in the exact order of MiniGrid's loops (`_sweep_row`). A row's outcome depends
+    only on its seeds and its transparency, so it is one lookup in a precomputed table: seven
+    gathers per view instead of hundreds of element-wise operations.
 
     Args:
         transparent: bool[V, V] indexed ``[i, j]``, whether each view cell lets light through.
@@ -94,18 +113,19 @@ def visibility_mask(transparent: Array) -> Array:
     full = (1 << view) - 1
     weights = jnp.left_shift(1, jnp.arange(view, dtype=jnp.int32))
     rows_t = jnp.sum(transparent.astype(jnp.int32) * weights[:, None], axis=0)  # i32[V]
+    table = jnp.asarray(_row_table(view))
     seeds = jnp.int32(1 << (view // 2))
     rows = []
     for j in reversed(range(view)):
-        t = rows_t[j]
-        right = seeds | ((_fill(seeds, t, +1, view) << 1) & full)
-        left = right | (_fill(right, t, -1, view) >> 1)
-        lit_right = right & t & (full >> 1)  # columns 0 .. V-2
-        lit_left = left & t & (full - 1)  # columns 1 .. V-1
-        seeds = (lit_right | (lit_right << 1) | lit_left | (lit_left >> 1)) & full
-        rows.append(left)
+        entry = table[(seeds << view) | rows_t[j]]
+        rows.append(entry & full)
+        seeds = entry >> view
     packed = jnp.stack(rows[::-1])  # i32[V] indexed by j
     return (packed[None, :] & weights[:, None]) != 0
+
+
+_AGENT_CELL = np.zeros((VIEW, VIEW, 1), dtype=bool)
+_AGENT_CELL[VIEW // 2, VIEW - 1] = True
 
 
 def symbolic_first_person(state: State) -> Array:
@@ -113,7 +133,7 @@ def symbolic_first_person(state: State) -> Array:
     view = view_cells(state)
     visible = visibility_mask(cells.see_behind(view))
     image = jnp.where(visible[..., None], view, jnp.uint8(0))
-    return image.at[VIEW // 2, VIEW - 1].set(state.carrying)
+    return jnp.where(_AGENT_CELL, state.carrying, image)
 
 
 def symbolic_first_person_see_through(state: State) -> Array:
@@ -122,7 +142,7 @@ def symbolic_first_person_see_through(state: State) -> Array:
     MiniGrid's Empty, DistShift, Dynamic-Obstacles, Fetch, GoToDoor, GoToObject and PutNear
     set ``see_through_walls=True``; their ids default to this view.
     """
-    return view_cells(state).at[VIEW // 2, VIEW - 1].set(state.carrying)
+    return jnp.where(_AGENT_CELL, state.carrying, view_cells(state))
 
 
 def symbolic(state: State) -> Array:

@@ -30,7 +30,8 @@ class State:
             that reward functions such as MiniGrid's ``1 - 0.9 * step_count / max_steps``
             stay pure functions of ``(prev_state, action, state)``.
         mission: i32[4], the task's parameters (family-specific, e.g. target kind and colour).
-        key: the PRNG key that drives stochastic dynamics and autoreset.
+        key: the episode's PRNG key: fixed during an episode, it seeds the next episode at
+            autoreset and, folded with ``step_count``, any stochastic dynamics.
     """
 
     grid: Array

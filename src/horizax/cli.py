@@ -1,0 +1,161 @@
+"""The ``horizax`` command: ``list`` the environment ids, ``run`` a batched random rollout.
+
+``horizax run`` is the main job: it resets ``--batch`` environments, then steps them with a
+uniform random policy (autoreset on) inside one jitted `lax.scan` per chunk of steps, showing
+a progress bar, and prints episode statistics, compile time and throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+DEFAULT_ENV = "MiniGrid-DoorKey-8x8-v0"
+
+
+def _progress(done: int, total: int, width: int = 30) -> None:
+    filled = int(width * done / total)
+    bar = "#" * filled + "-" * (width - filled)
+    sys.stderr.write(f"\r[{bar}] {done}/{total} steps")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def rollout_stats(
+    env_id: str, batch: int, steps: int, seed: int, chunks: int = 10
+) -> dict[str, Any]:
+    """Runs the random-policy rollout and returns its statistics.
+
+    Args:
+        env_id: a registered id.
+        batch: number of environments (vmapped).
+        steps: steps per environment.
+        seed: PRNG seed.
+        chunks: number of jitted scan calls (one progress update each).
+
+    Returns:
+        A dict with episodes, mean_return, success_rate, terminated, truncated, compile_s,
+        run_s and steps_per_s.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from horizax.core.registry import make
+
+    if batch < 1 or steps < 1:
+        raise ValueError(f"--batch and --steps must be >= 1 (got {batch}, {steps})")
+    env = make(env_id)
+    chunks = max(1, min(chunks, steps))
+    chunk_len = -(-steps // chunks)
+    total_steps = chunk_len * chunks
+
+    def init(key: jax.Array) -> Any:
+        timestep = jax.vmap(env.reset)(jax.random.split(key, batch))
+        zeros_f = jnp.zeros((), jnp.float32)
+        zeros_i = jnp.zeros((), jnp.int32)
+        stats = (zeros_i, zeros_f, zeros_i, zeros_i, zeros_i)
+        return timestep, jnp.zeros(batch, jnp.float32), stats
+
+    def run_chunk(carry: Any, key: jax.Array) -> Any:
+        def body(inner: Any, step_key: jax.Array) -> tuple[Any, None]:
+            timestep, running, (episodes, returns, terminated, truncated, successes) = inner
+            actions = env.action_space.sample(step_key, (batch,))
+            timestep = jax.vmap(env.step)(timestep, actions)
+            running = jnp.where(timestep.is_start(), 0.0, running + timestep.reward)
+            ended = timestep.is_done()
+            stats = (
+                episodes + ended.sum(dtype=jnp.int32),
+                returns + jnp.where(ended, running, 0.0).sum(),
+                terminated + timestep.is_termination().sum(dtype=jnp.int32),
+                truncated + timestep.is_truncation().sum(dtype=jnp.int32),
+                # A success is a termination that paid (goal), not lava or a collision.
+                successes
+                + (timestep.is_termination() & (timestep.reward > 0)).sum(dtype=jnp.int32),
+            )
+            return (timestep, running, stats), None
+
+        return jax.lax.scan(body, carry, jax.random.split(key, chunk_len))[0]
+
+    key = jax.random.PRNGKey(seed)
+    init_key, run_key = jax.random.split(key)
+    start = time.perf_counter()
+    carry = jax.jit(init)(init_key)
+    chunk_fn = jax.jit(run_chunk).lower(carry, run_key).compile()
+    compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    for i, chunk_key in enumerate(jax.random.split(run_key, chunks)):
+        carry = chunk_fn(carry, chunk_key)
+        jax.block_until_ready(carry)
+        _progress((i + 1) * chunk_len, total_steps)
+    run_s = time.perf_counter() - start
+    episodes, returns, terminated, truncated, successes = (x.item() for x in carry[2])
+    return {
+        "env": env_id,
+        "batch": batch,
+        "steps": total_steps,
+        "episodes": episodes,
+        "mean_return": returns / episodes if episodes else float("nan"),
+        "success_rate": successes / episodes if episodes else float("nan"),
+        "terminated": terminated,
+        "truncated": truncated,
+        "compile_s": compile_s,
+        "run_s": run_s,
+        "steps_per_s": batch * total_steps / run_s,
+        "jax": jax.__version__,
+        "backend": jax.default_backend(),
+    }
+
+
+def _cmd_list(_: argparse.Namespace) -> int:
+    from horizax.core.registry import registered_ids
+
+    for env_id in registered_ids():
+        print(env_id)
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from horizax.core.registry import resolve
+
+    try:
+        env_id = resolve(args.env)
+    except ValueError as err:
+        print(f"horizax: {err}", file=sys.stderr)
+        return 2
+    stats = rollout_stats(env_id, args.batch, args.steps, args.seed)
+    print(f"environment      {stats['env']}  (batch {stats['batch']}, {stats['steps']} steps)")
+    print(f"episodes ended   {stats['episodes']}")
+    print(f"  terminated     {stats['terminated']}")
+    print(f"  truncated      {stats['truncated']}")
+    print(f"mean return      {stats['mean_return']:.4f}")
+    print(f"success rate     {stats['success_rate']:.4f}")
+    print(f"compile time     {stats['compile_s']:.2f} s")
+    print(f"throughput       {stats['steps_per_s']:,.0f} steps/s ({stats['run_s']:.2f} s)")
+    print(f"jax              {stats['jax']} on {stats['backend']}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``horizax`` command."""
+    parser = argparse.ArgumentParser(prog="horizax", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="print every registered environment id").set_defaults(
+        func=_cmd_list
+    )
+    run = sub.add_parser("run", help="batched random rollout as one jitted scan")
+    run.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
+    run.add_argument("--batch", type=int, default=256, help="number of environments")
+    run.add_argument("--steps", type=int, default=1000, help="steps per environment")
+    run.add_argument("--seed", type=int, default=0, help="PRNG seed")
+    run.set_defaults(func=_cmd_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``horizax`` console script and ``python -m horizax``."""
+    args = build_parser().parse_args(argv)
+    return args.func(args)

@@ -1,0 +1,47 @@
+"""The ``horizax`` command: list, run, errors."""
+
+import subprocess
+import sys
+
+import pytest
+
+import horizax
+from horizax import cli
+
+
+def test_list_prints_every_registered_id(capsys):
+    assert cli.main(["list"]) == 0
+    assert capsys.readouterr().out.split() == horizax.registered_ids()
+
+
+def test_run_reports_episode_statistics(capsys):
+    assert cli.main(["run", "--env", "MiniGrid-Empty-5x5-v0", "--batch", "4", "--steps", "60"]) == 0
+    out = capsys.readouterr().out
+    for field in ("episodes ended", "terminated", "truncated", "mean return", "success rate"):
+        assert field in out
+    assert "compile time" in out and "steps/s" in out
+
+
+def test_rollout_stats_counts_are_consistent():
+    stats = cli.rollout_stats("MiniGrid-Empty-5x5-v0", batch=8, steps=120, seed=1, chunks=3)
+    assert stats["steps"] == 120
+    assert stats["episodes"] == stats["terminated"] + stats["truncated"]
+    assert stats["episodes"] > 0 and 0.0 <= stats["success_rate"] <= 1.0
+    assert stats["mean_return"] > 0.0  # Empty-5x5 random walks do reach the goal
+
+
+def test_unknown_env_exits_2_with_suggestions(capsys):
+    assert cli.main(["run", "--env", "MiniGrid-Empty-5x6-v0"]) == 2
+    assert "Did you mean" in capsys.readouterr().err
+
+
+def test_bad_batch_is_a_clear_error():
+    with pytest.raises(ValueError, match="--batch"):
+        cli.rollout_stats("MiniGrid-Empty-5x5-v0", batch=0, steps=10, seed=0)
+
+
+def test_python_dash_m_entry_point():
+    out = subprocess.run(
+        [sys.executable, "-m", "horizax", "list"], check=True, capture_output=True, text=True
+    ).stdout
+    assert "MiniGrid-Empty-8x8-v0" in out
