@@ -1,0 +1,308 @@
+"""Shared test helpers: layout-distribution checks against MiniGrid, and episode drivers.
+
+A family's layout generator must reproduce MiniGrid's layout *distribution* (not its RNG
+stream). The tests draw many layouts from both sides, reduce each layout to a few categorical
+features (the cell of the agent, of the goal, a gap's coordinate, ...) and compare each
+feature's two samples with a chi-square test of homogeneity. Seeds are fixed, so the tests
+are deterministic; the threshold `P_MIN` is loose enough for a correct generator and tight
+enough that an off-by-one range (a missing or extra category of ~1/8 of the mass) fails by
+many orders of magnitude.
+
+The episode drivers (`guided_actions`, `lockstep_script`) produce action sequences that
+actually solve key/door/goal tasks, so the lockstep tests reach terminations random actions
+never reach.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+from jax.scipy.special import gammaincc
+
+from horizax.grid import constants as C
+from horizax.grid.environment import Environment
+from tests.grid import minigrid_bridge as bridge
+
+P_MIN = 1e-3
+MIN_BIN = 10  # categories with fewer pooled observations are merged into one bin
+
+
+@dataclasses.dataclass(frozen=True)
+class Layouts:
+    """A batch of start states as numpy arrays.
+
+    Attributes:
+        grid: u8[N, W, H, 3] MiniGrid encodings.
+        agent_pos: i32[N, 2] ``(x, y)``.
+        agent_dir: i32[N].
+    """
+
+    grid: np.ndarray
+    agent_pos: np.ndarray
+    agent_dir: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.agent_dir)
+
+
+@functools.cache
+def horizax_layouts(env: Environment, n: int, seed: int = 0) -> Layouts:
+    """``n`` start states of ``env`` from ONE jitted, vmapped reset.
+
+    Cached (environments are hashable), so a family's structural and distribution tests
+    share one compilation: on CPU, compiling the vmapped reset (observation included) costs
+    seconds, running it milliseconds.
+    """
+    keys = jax.random.split(jax.random.PRNGKey(seed), n)
+    state = jax.jit(jax.vmap(env.reset))(keys).state
+    arrays = [np.array(x) for x in (state.grid, state.agent_pos, state.agent_dir)]
+    for array in arrays:
+        array.setflags(write=False)  # shared through the cache
+    return Layouts(*arrays)
+
+
+def minigrid_layouts(env_id: str, n: int, first_seed: int = 0, **kwargs: Any) -> Layouts:
+    """``n`` MiniGrid start states, reset with seeds ``first_seed .. first_seed + n - 1``."""
+    mg = bridge.minigrid_env(env_id, **kwargs)
+    grids, positions, dirs = [], [], []
+    for seed in range(first_seed, first_seed + n):
+        mg.reset(seed=seed)
+        grids.append(mg.grid.encode())
+        positions.append(np.asarray(mg.agent_pos))
+        dirs.append(int(mg.agent_dir))
+    return Layouts(
+        grid=np.stack(grids).astype(np.uint8),
+        agent_pos=np.stack(positions).astype(np.int32),
+        agent_dir=np.asarray(dirs, np.int32),
+    )
+
+
+def cells_of(
+    grid: np.ndarray, obj: int, color: int | None = None, state: int | None = None
+) -> np.ndarray:
+    """bool[..., W, H]: cells holding ``obj`` (and ``color``/``state`` when given)."""
+    mask = grid[..., 0] == obj
+    if color is not None:
+        mask &= grid[..., 1] == color
+    if state is not None:
+        mask &= grid[..., 2] == state
+    return mask
+
+
+def single_position(mask: np.ndarray) -> np.ndarray:
+    """i32[N, 2]: the one True cell of each bool[N, W, H] mask (asserts there is exactly one)."""
+    counts = mask.reshape(len(mask), -1).sum(axis=1)
+    assert np.all(counts == 1), f"expected exactly one cell per layout, got counts {counts}"
+    flat = mask.reshape(len(mask), -1).argmax(axis=1)
+    height = mask.shape[2]
+    return np.stack([flat // height, flat % height], axis=1).astype(np.int32)
+
+
+def cell_index(pos: np.ndarray, height: int) -> np.ndarray:
+    """i32[N]: a categorical code ``x * H + y`` for positions i32[N, 2]."""
+    return (pos[:, 0] * height + pos[:, 1]).astype(np.int32)
+
+
+def chi_square_homogeneity(a: np.ndarray, b: np.ndarray) -> tuple[float, int, float]:
+    """Chi-square test that two samples of integer categories share one distribution.
+
+    Categories with fewer than `MIN_BIN` observations in both samples together are pooled
+    into one bin, so sparse tails (e.g. 19x19 cells at a few counts each) do not blow up the
+    statistic; a category one side never produces still shows once it is frequent enough.
+
+    Returns:
+        ``(statistic, degrees of freedom, p-value)``; p = 1 when there is a single bin.
+    """
+    a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    cats = np.union1d(a, b)
+    ca = np.array([(a == c).sum() for c in cats], dtype=np.float64)
+    cb = np.array([(b == c).sum() for c in cats], dtype=np.float64)
+    small = (ca + cb) < MIN_BIN
+    if small.any():
+        ca = np.append(ca[~small], ca[small].sum())
+        cb = np.append(cb[~small], cb[small].sum())
+        keep = (ca + cb) > 0
+        ca, cb = ca[keep], cb[keep]
+    if len(ca) < 2:
+        return 0.0, 0, 1.0
+    total = ca + cb
+    na, nb = ca.sum(), cb.sum()
+    ea, eb = total * na / (na + nb), total * nb / (na + nb)
+    statistic = float(((ca - ea) ** 2 / ea).sum() + ((cb - eb) ** 2 / eb).sum())
+    dof = len(ca) - 1
+    # The chi-square survival function, Q(dof/2, x/2), without a SciPy dependency.
+    return statistic, dof, float(gammaincc(dof / 2, statistic / 2))
+
+
+def total_variation(a: np.ndarray, b: np.ndarray) -> float:
+    """The total-variation distance between the empirical distributions of two samples."""
+    a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    cats = np.union1d(a, b)
+    pa = np.array([(a == c).mean() for c in cats])
+    pb = np.array([(b == c).mean() for c in cats])
+    return float(0.5 * np.abs(pa - pb).sum())
+
+
+FeatureFn = Callable[[Layouts], dict[str, np.ndarray]]
+
+
+def compare_layouts(
+    features: FeatureFn, ours: Layouts, theirs: Layouts, p_min: float = P_MIN
+) -> dict[str, float]:
+    """Asserts every feature of ``ours`` is distributed like in ``theirs`` (MiniGrid).
+
+    Args:
+        features: ``layouts -> {name: i32[N] categories}``, applied to both batches.
+        ours, theirs: the horizax and MiniGrid layouts.
+        p_min: the smallest acceptable chi-square p-value.
+
+    Returns:
+        ``{name: p-value}`` (for reports; all are >= ``p_min``).
+    """
+    fa, fb = features(ours), features(theirs)
+    assert fa.keys() == fb.keys()
+    p_values, failures = {}, []
+    for name in fa:
+        statistic, dof, p = chi_square_homogeneity(fa[name], fb[name])
+        p_values[name] = p
+        support_a, support_b = set(np.unique(fa[name])), set(np.unique(fb[name]))
+        if p < p_min:
+            failures.append(
+                f"{name}: chi2={statistic:.1f} dof={dof} p={p:.2e} "
+                f"tv={total_variation(fa[name], fb[name]):.3f} "
+                f"only-horizax={sorted(support_a - support_b)[:8]} "
+                f"only-minigrid={sorted(support_b - support_a)[:8]}"
+            )
+    assert not failures, "layout distributions differ:\n" + "\n".join(failures)
+    return p_values
+
+
+def reachable(grid: np.ndarray, start: np.ndarray, passable: np.ndarray) -> np.ndarray:
+    """bool[W, H]: cells 4-connected to ``start`` through ``passable`` cells (start included).
+
+    Args:
+        grid: u8[W, H, 3] (only its shape is used).
+        start: ``(x, y)``.
+        passable: bool[W, H].
+    """
+    width, height = grid.shape[:2]
+    seen = np.zeros((width, height), dtype=bool)
+    seen[tuple(start)] = True
+    todo = deque([tuple(int(v) for v in start)])
+    while todo:
+        x, y = todo.popleft()
+        for dx, dy in C.DIR_TO_VEC:
+            nx, ny = x + int(dx), y + int(dy)
+            if 0 <= nx < width and 0 <= ny < height and passable[nx, ny] and not seen[nx, ny]:
+                seen[nx, ny] = True
+                todo.append((nx, ny))
+    return seen
+
+
+# ----------------------------------------------------------------------------- drivers
+
+
+def _walkable(grid: np.ndarray) -> np.ndarray:
+    """bool[W, H]: cells the expert walks through (never lava; the goal only as target)."""
+    obj, state = grid[..., 0], grid[..., 2]
+    return (obj == C.EMPTY) | (obj == C.FLOOR) | ((obj == C.DOOR) & (state == C.OPEN))
+
+
+def _first_action_to_face(grid: np.ndarray, pos, direction: int, target) -> int | None:
+    """The first of left/right/forward on a shortest path to facing ``target``, or None."""
+    width, height = grid.shape[:2]
+    walk = _walkable(grid)
+    start = (int(pos[0]), int(pos[1]), int(direction))
+    first: dict[tuple[int, int, int], int | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        x, y, d = todo.popleft()
+        dx, dy = C.DIR_TO_VEC[d]
+        fx, fy = x + int(dx), y + int(dy)
+        if (fx, fy) == tuple(int(v) for v in target):
+            return C.FORWARD if first[(x, y, d)] is None else first[(x, y, d)]
+        moves = [(C.LEFT, (x, y, (d - 1) % 4)), (C.RIGHT, (x, y, (d + 1) % 4))]
+        if 0 <= fx < width and 0 <= fy < height and walk[fx, fy]:
+            moves.append((C.FORWARD, (fx, fy, d)))
+        for action, nxt in moves:
+            if nxt not in first:
+                first[nxt] = action if first[(x, y, d)] is None else first[(x, y, d)]
+                todo.append(nxt)
+    return None
+
+
+def expert_action(mg: Any) -> int:
+    """A shortest-path action for key -> locked door -> goal tasks (DoorKey, FourRooms, ...).
+
+    Fetches the key while a door is locked, toggles a shut door, then walks onto the goal.
+    Facing the current target it interacts (pickup / toggle / forward).
+    """
+    grid = mg.grid.encode()
+    carrying = bridge.carried_encoding(mg)
+    doors = np.argwhere(cells_of(grid, C.DOOR) & (grid[..., 2] != C.OPEN))
+    keys = np.argwhere(cells_of(grid, C.KEY))
+    if len(doors) and grid[tuple(doors[0])][2] == C.LOCKED and carrying[0] != C.KEY and len(keys):
+        target, interaction = keys[0], C.PICKUP
+    elif len(doors):
+        target, interaction = doors[0], C.TOGGLE
+    else:
+        target, interaction = np.argwhere(cells_of(grid, C.GOAL))[0], C.FORWARD
+    action = _first_action_to_face(grid, mg.agent_pos, int(mg.agent_dir), target)
+    if action is None:
+        return C.FORWARD
+    dx, dy = C.DIR_TO_VEC[int(mg.agent_dir)]
+    facing = (int(mg.agent_pos[0]) + int(dx), int(mg.agent_pos[1]) + int(dy))
+    return interaction if facing == tuple(int(v) for v in target) else action
+
+
+def guided_actions(mg: Any, rng: np.random.Generator, noise: float = 0.2) -> np.ndarray:
+    """i32[T]: one whole episode of ``mg`` from its current state, ``expert_action`` with
+    probability ``1 - noise`` and a uniform action otherwise.
+
+    Simulated on a deep copy, so ``mg`` itself is untouched; replaying the actions on ``mg``
+    (deterministic dynamics) reproduces the episode up to its termination or truncation.
+    Prefer `lockstep_script` for several episodes: one `bridge.lockstep` call compiles once.
+    """
+    return lockstep_script(mg, np.zeros(0, np.int32), 1, rng, noise)
+
+
+def lockstep_script(
+    mg: Any,
+    prefix: np.ndarray,
+    guided_episodes: int,
+    rng: np.random.Generator,
+    noise: float = 0.2,
+) -> np.ndarray:
+    """i32[T]: ``prefix`` followed by ``guided_episodes`` noisy expert episodes, as ONE action
+    sequence for a single `bridge.lockstep` call (one compilation instead of one per episode).
+
+    The actions are planned on a deep copy of ``mg`` that mirrors `bridge.lockstep`: when an
+    episode ends at action index ``n`` it is reset with ``seed=n``. The first guided episode
+    continues from wherever the prefix left off. Dynamics must be deterministic.
+    """
+    sim = copy.deepcopy(mg)
+    actions: list[int] = []
+
+    def act(action: int) -> bool:
+        actions.append(int(action))
+        _, _, terminated, truncated, _ = sim.step(int(action))
+        if terminated or truncated:
+            sim.reset(seed=len(actions) - 1)
+            return True
+        return False
+
+    for action in np.asarray(prefix):
+        act(action)
+    for _ in range(guided_episodes):
+        done = False
+        while not done:
+            noisy = rng.random() < noise
+            done = act(int(rng.integers(0, C.NUM_ACTIONS)) if noisy else expert_action(sim))
+    return np.asarray(actions, np.int32)
