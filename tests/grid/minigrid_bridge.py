@@ -48,6 +48,7 @@ def state_from_minigrid(mg: Any, key: jax.Array | None = None) -> State:
         step_count=jnp.int32(mg.step_count),
         max_steps=jnp.int32(mg.max_steps),
         mission=jnp.zeros(4, jnp.int32),
+        aux=jnp.zeros(4, jnp.int32),
         key=jax.random.PRNGKey(0) if key is None else key,
     )
 

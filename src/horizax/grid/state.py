@@ -30,6 +30,8 @@ class State:
             that reward functions such as MiniGrid's ``1 - 0.9 * step_count / max_steps``
             stay pure functions of ``(prev_state, action, state)``.
         mission: i32[4], the task's parameters (family-specific, e.g. target kind and colour).
+        aux: i32[4], family-specific bookkeeping that is neither layout nor mission (e.g. the
+            order in which Dynamic-Obstacles moves its balls); zeros where unused.
         key: the episode's PRNG key: fixed during an episode, it seeds the next episode at
             autoreset and, folded with ``step_count``, any stochastic dynamics.
     """
@@ -41,6 +43,7 @@ class State:
     step_count: Array
     max_steps: Array
     mission: Array
+    aux: Array
     key: Array
 
 
@@ -57,6 +60,7 @@ def make_state(
     *,
     carrying: Array | None = None,
     mission: Array | None = None,
+    aux: Array | None = None,
 ) -> State:
     """Builds a `State` at step 0 with canonical dtypes (the environment sets key and limit)."""
     return State(
@@ -67,6 +71,7 @@ def make_state(
         step_count=jnp.int32(0),
         max_steps=jnp.int32(0),
         mission=jnp.zeros(4, jnp.int32) if mission is None else jnp.asarray(mission, jnp.int32),
+        aux=jnp.zeros(4, jnp.int32) if aux is None else jnp.asarray(aux, jnp.int32),
         key=jax.random.PRNGKey(0) if key is None else key,
     )
 
