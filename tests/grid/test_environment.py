@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import horizax
-from horizax.core import StepType
+from horizax.core import StepType, episode_keys
 from horizax.grid import Environment
 from horizax.grid import constants as C
 
@@ -54,7 +54,7 @@ def test_step_after_the_end_starts_a_new_episode_and_ignores_the_action():
     assert bool(restarted.is_start()) and int(restarted.t) == 0
     assert int(restarted.step_type) == StepType.TRANSITION
     assert float(restarted.reward) == 0.0 and int(restarted.action) == -1
-    fresh = env.reset(ts[2].state.key)
+    fresh = env.reset(episode_keys.next_episode_key(ts[2].state.key))
     np.testing.assert_array_equal(restarted.observation, fresh.observation)
     assert int(ts[4].t) == 1
 
@@ -64,6 +64,25 @@ def test_disable_autoreset_keeps_stepping_the_episode():
     ts = _run(env, [C.LEFT] * 4)
     assert [int(t.t) for t in ts] == [0, 1, 2, 3, 4]
     assert [int(t.step_type) for t in ts] == [0, 0, 1, 1, 1]
+
+
+def test_consecutive_episodes_draw_different_layouts():
+    env = horizax.make("MiniGrid-DoorKey-8x8-v0", max_steps=1)
+    step = jax.jit(env.step)
+    ts = env.reset(jax.random.PRNGKey(0))
+    layouts = set()
+    for _ in range(40):  # 20 episodes of one step each
+        layouts.add(np.asarray(ts.state.grid).tobytes() + np.asarray(ts.state.agent_pos).tobytes())
+        ts = step(ts, jnp.int32(0))
+    assert len(layouts) >= 15, "autoreset keeps drawing the same layouts"
+
+
+def test_typed_keys_work_like_raw_keys():
+    env = horizax.make("MiniGrid-DoorKey-8x8-v0", max_steps=2)
+    ts = env.reset(jax.random.key(0))
+    for _ in range(4):
+        ts = jax.jit(env.step)(ts, jnp.int32(1))
+    assert int(ts.t) == 1
 
 
 def test_same_key_same_episode_and_different_keys_differ():

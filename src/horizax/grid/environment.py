@@ -6,8 +6,9 @@ rewards, terminations and the time limit are wired here once.
 Episode boundary: ``step_type`` is TERMINATION when ``termination_fn`` fires, TRUNCATION when
 ``t >= max_steps`` (and it did not), TRANSITION otherwise. With autoreset on (the default),
 stepping a timestep that ended an episode ignores the action and returns the first timestep
-of a new episode (drawn from ``timestep.state.key``), so the last observation of every
-episode is seen once, in the timestep that ended it.
+of a new episode, so the last observation of every episode is seen once, in the timestep that
+ended it. Keys (`horizax.core.episode_keys`): the episode's key is the key the layout was
+drawn from and stays in ``state.key``; the next episode's key is the next stream of it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.core import episode_keys
 from horizax.core.spaces import Box, Discrete
 from horizax.core.step_type import StepType, check_truncation
 from horizax.core.struct import field, pytree_dataclass
@@ -179,9 +181,8 @@ class Environment:
         return observations.observation_space(self.observation_fn, self.width, self.height)
 
     def _initial_state(self, key: Array) -> State:
-        layout_key, state_key = jax.random.split(key)
-        return self.layout_fn(layout_key).replace(
-            key=state_key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
+        return self.layout_fn(key).replace(
+            key=key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
         )
 
     def reset(self, key: Array) -> Timestep:
@@ -209,7 +210,9 @@ class Environment:
         if self.dynamics_fn is not None:
             # The episode key stays fixed (it seeds the next episode); per-step randomness is
             # derived from it and the step count, so steps without dynamics hash nothing.
-            dynamics_key = jax.random.fold_in(prev_state.key, prev_state.step_count)
+            dynamics_key = jax.random.fold_in(
+                episode_keys.dynamics_key(prev_state.key), prev_state.step_count
+            )
             state = self.dynamics_fn(state, effective, dynamics_key)
         state = apply_action(state, effective)
         state = state.replace(step_count=prev_state.step_count + 1)
@@ -235,7 +238,7 @@ class Environment:
             state, reward, step_type, action = jax.lax.cond(
                 timestep.is_done(),
                 lambda: (
-                    self._initial_state(timestep.state.key),
+                    self._initial_state(episode_keys.next_episode_key(timestep.state.key)),
                     jnp.float32(0.0),
                     jnp.int32(StepType.TRANSITION),
                     jnp.int32(-1),
