@@ -39,8 +39,8 @@ SIZES = (5, 6, 8, 16)
 def doorkey_layout(size: int) -> LayoutFn:
     """The layout function of MiniGrid's DoorKeyEnv.
 
-    Built for a cheap reset under `vmap` (the autoreset draws one at every step): one PRNG
-    call for all five draws, the free cells left of the wall enumerated arithmetically
+    Built for a cheap reset under `vmap` (the autoreset draws one at every step): one
+    Threefry block for all five draws, the free cells left of the wall enumerated arithmetically
     instead of by a per-cell random mask, and three whole-grid selects to draw the grid. Its
     traced program does not depend on ``size``.
 
@@ -65,23 +65,33 @@ def doorkey_layout(size: int) -> LayoutFn:
     rows = size - 2  # interior rows 1 .. size-2
 
     def layout(key: Array) -> State:
-        bits = jax.random.bits(key, (5,), jnp.uint32)
+        # One Threefry block (two 32-bit words) for all five draws: the autoreset evaluates
+        # this at every step under vmap, and each extra block costs as much as the rest of
+        # the layout. Each word is split in mixed radix; the modulo bias is below
+        # (product of the radices) / 2**32, i.e. < 1e-5 relative even for 16x16 (the agent
+        # and key ranks, 182 * 181 values) -- far below what any test can resolve.
+        words = jax.random.bits(key, (2,), jnp.uint32)
 
-        def below(i: int, high: Array | int) -> Array:
-            # Uniform on [0, high): 32 random bits modulo ``high`` (bias < high / 2**32).
-            return (bits[i] % jnp.asarray(high, jnp.uint32)).astype(jnp.int32)
+        def digits(word: Array, *radices: Array | int) -> list[Array]:
+            out = []
+            for radix in radices:
+                radix = jnp.asarray(radix, jnp.uint32)
+                out.append((word % radix).astype(jnp.int32))
+                word = word // radix
+            return out
 
-        # MiniGrid's `_rand_int(2, width - 2)` and `_rand_int(1, height - 2)` (high excluded).
-        split = 2 + below(0, size - 4)
-        door_y = 1 + below(1, size - 3)
+        # MiniGrid's `_rand_int(2, width - 2)`, `_rand_int(1, height - 2)` (high excluded) and
+        # the agent's uniform direction.
+        split_digit, door_digit, direction = digits(words[0], size - 4, size - 3, 4)
+        split = 2 + split_digit
+        door_y = 1 + door_digit
         # `place_agent(size=(split, height))` then the key's `place_obj(top=(0, 0),
         # size=(split, height))`: uniform over the free cells strictly left of the wall (the
         # door, placed in between, is outside this rectangle), the key avoiding the agent.
         # Those cells are the rectangle x in [1, split-1], y in [1, size-2]; number them
         # x-major and draw ranks, the key's from one fewer cells, skipping the agent's rank.
         free = (split - 1) * rows
-        agent_rank = below(2, free)
-        key_rank = below(3, free - 1)
+        agent_rank, key_rank = digits(words[1], free, free - 1)
         key_rank = key_rank + (key_rank >= agent_rank)
         agent_pos = jnp.stack([1 + agent_rank // rows, 1 + agent_rank % rows])
         key_pos = jnp.stack([1 + key_rank // rows, 1 + key_rank % rows])
@@ -90,7 +100,7 @@ def doorkey_layout(size: int) -> LayoutFn:
         grid = jnp.where((column & (ys == door_y))[..., None], door, grid)
         at_key = (xs == key_pos[0]) & (ys == key_pos[1])
         grid = jnp.where(at_key[..., None], key_cell, grid)
-        return make_state(grid, agent_pos, below(4, 4))
+        return make_state(grid, agent_pos, direction)
 
     return layout
 
