@@ -5,6 +5,7 @@ Adapters build ``make_rollout(B, T) -> (rollout_fn, key)`` callables (see
 
 * navix (``Navix-Empty-8x8-v0``, ``Navix-DoorKey-8x8-v0``) with the full symbolic
   observation and the egocentric first-person symbolic observation;
+* horizax itself (same harness, same process layout), so ratios come from one run;
 * xland-minigrid / ``xminigrid`` (``MiniGrid-Empty-8x8``, ``MiniGrid-DoorKey-8x8``)
   with its default egocentric 7x7 observation.
 
@@ -43,11 +44,19 @@ from harness import (  # importable because of the sys.path line above
     MakeRollout,
     RolloutFn,
     format_table,
+    load_average,
     machine_info,
     make_scan_rollout,
     measure,
+    wait_for_idle,
 )
 
+HORIZAX_CONFIGS = (
+    ("MiniGrid-Empty-8x8-v0", "symbolic"),
+    ("MiniGrid-DoorKey-8x8-v0", "symbolic"),
+    ("MiniGrid-DoorKey-8x8-v0", "symbolic_first_person"),
+    ("MiniGrid-DoorKey-8x8-v0", "symbolic_first_person_see_through"),
+)
 NAVIX_ENVS = ("Navix-Empty-8x8-v0", "Navix-DoorKey-8x8-v0")
 NAVIX_OBS = ("symbolic", "symbolic_first_person")
 XMINIGRID_ENVS = ("MiniGrid-Empty-8x8", "MiniGrid-DoorKey-8x8")
@@ -68,6 +77,52 @@ XMINIGRID_AUTORESET = {
     "gym": "xminigrid GymAutoResetWrapper: reset on the same step as termination/truncation",
     "dm": "xminigrid DmEnvAutoResetWrapper: NEXT step() call resets, ignoring its action",
 }
+
+
+# --------------------------------------------------------------------------- horizax
+
+
+def horizax_make_rollout(env_id: str, obs: str) -> MakeRollout:
+    """Returns a ``make_rollout`` for a horizax environment (autoreset on, its default).
+
+    Args:
+        env_id: a registered horizax id, e.g. ``"MiniGrid-DoorKey-8x8-v0"``.
+        obs: the name of a function in ``horizax.grid.observations``.
+    """
+
+    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
+        import horizax
+        from horizax.grid import observations
+
+        env = horizax.make(env_id, observation_fn=getattr(observations, obs))
+        rollout = make_scan_rollout(
+            reset=env.reset,
+            step=env.step,
+            observe=lambda ts: ts.observation,
+            is_done=lambda ts: ts.is_done(),
+            num_actions=env.action_space.n,
+            batch_size=B,
+            num_steps=T,
+        )
+        return rollout, jax.random.key(0)
+
+    return make_rollout
+
+
+def horizax_info(env_id: str, obs: str) -> dict[str, Any]:
+    """Describes a horizax configuration (version, shapes, horizon, autoreset)."""
+    import horizax
+    from horizax.grid import observations
+
+    env = horizax.make(env_id, observation_fn=getattr(observations, obs))
+    return {
+        "library_version": horizax.__version__,
+        "obs_shape": list(env.observation_space.shape),
+        "obs_dtype": str(jnp.dtype(env.observation_space.dtype)),
+        "num_actions": env.action_space.n,
+        "max_steps": env.max_steps,
+        "autoreset": NAVIX_AUTORESET.replace("navix", "horizax"),
+    }
 
 
 # --------------------------------------------------------------------------- navix
@@ -259,6 +314,8 @@ def _dist_version(dist: str) -> str:
 
 def _configs(lib: str) -> list[tuple[str, str]]:
     """Returns the (env, obs) pairs benchmarked for a library."""
+    if lib == "horizax":
+        return list(HORIZAX_CONFIGS)
     if lib == "navix":
         return [(env, obs) for env in NAVIX_ENVS for obs in NAVIX_OBS]
     if lib == "xminigrid":
@@ -307,7 +364,10 @@ def _child(args: argparse.Namespace) -> list[dict[str, Any]]:
     if args.mode == "navix-compile":
         return [navix_compile_times(args.env, args.batch[0])]
     steps = _steps_for_batch(args.steps_for)
-    if args.lib == "navix":
+    if args.lib == "horizax":
+        make_rollout = horizax_make_rollout(args.env, args.obs)
+        extra = horizax_info(args.env, args.obs)
+    elif args.lib == "navix":
         make_rollout = navix_make_rollout(args.env, args.obs)
         extra = navix_info(args.env, args.obs)
     else:
@@ -334,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("rollout", "navix-compile", "navix-ids"))
-    parser.add_argument("--lib", choices=("navix", "xminigrid"), default="navix")
+    parser.add_argument("--lib", choices=("horizax", "navix", "xminigrid"), default="navix")
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 8192])
     parser.add_argument("--steps", type=int, default=1000, help="scan length T")
     parser.add_argument(
@@ -353,6 +413,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--in-process", action="store_true", help="do not spawn one child per configuration"
     )
     parser.add_argument("--timeout", type=float, default=1200.0, help="per-child timeout (s)")
+    parser.add_argument(
+        "--max-load",
+        type=float,
+        default=0.0,
+        help="before each configuration, wait until the 1-min load average is below this "
+        "(0 = do not wait)",
+    )
+    parser.add_argument("--max-wait", type=float, default=300.0, help="longest such wait (s)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.mode = args.mode or "rollout"
@@ -392,14 +460,22 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     records: list[dict[str, Any]] = []
     for child_argv, ns in jobs:
+        waited = wait_for_idle(args.max_load, args.max_wait) if args.max_load > 0 else 0.0
+        load = load_average()
         started = time.perf_counter()
         if args.in_process:
             ns.obs = ns.obs or ""
             new = _child(ns)
         else:
             new = _run_child(child_argv + common, args.timeout)
+        for record in new:
+            record.update(idle_wait_s=waited, load_avg_1m_at_start=load)
         records.extend(new)
-        print(f"[{time.perf_counter() - started:6.1f}s] {' '.join(child_argv)}", flush=True)
+        print(
+            f"[{time.perf_counter() - started:6.1f}s, waited {waited:5.1f}s, load {load}] "
+            + " ".join(child_argv),
+            flush=True,
+        )
         if args.out:  # write incrementally, so a partial run still leaves results
             with open(args.out, "w", encoding="utf-8") as f:
                 json.dump(records, f, indent=2)

@@ -36,12 +36,14 @@ def _wrap(data: Array, like: Array, typed: bool) -> Array:
 def next_episode_key(key: Array) -> Array:
     """The key of the episode after the one drawn from ``key`` (same shape and type)."""
     data, typed = _data(key)
-    data = data.at[..., -1].add(jnp.uint32(_EPISODE_STRIDE))
+    stride = jnp.zeros(data.shape[-1], jnp.uint32).at[-1].set(_EPISODE_STRIDE)  # a constant
+    data = data + stride
     return _wrap(data, key, typed)
 
 
 def dynamics_key(key: Array) -> Array:
     """A key for an episode's stochastic dynamics, independent of its layout stream."""
     data, typed = _data(key)
-    data = data.at[..., 0].set(data[..., 0] ^ jnp.uint32(_DYNAMICS_SALT))
+    salt = jnp.zeros(data.shape[-1], jnp.uint32).at[0].set(_DYNAMICS_SALT)  # a constant
+    data = data ^ salt
     return _wrap(data, key, typed)

@@ -18,20 +18,22 @@ def _front_before(prev_state: State) -> Array:
     return cell_at(prev_state.grid, front_pos(prev_state))
 
 
-def _moved(prev_state: State, state: State) -> Array:
-    return jnp.any(prev_state.agent_pos != state.agent_pos)
-
-
 def goal_reached(prev_state: State, action: Array, state: State) -> Array:
-    """bool[]: the agent walked onto a goal cell this step (MiniGrid: forward onto a goal)."""
-    del action
-    return _moved(prev_state, state) & (cell_at(state.grid, state.agent_pos)[0] == C.GOAL)
+    """bool[]: the agent walked onto a goal this step.
+
+    MiniGrid's rule, read as MiniGrid reads it: ``forward`` while the cell in front holds a
+    goal (a goal can always be entered). Goals never move or appear during an episode, so the
+    cell in front before the step is the cell the agent stands on after it; reading it from
+    ``prev_state`` reuses the cell the action itself looked at instead of a second lookup.
+    """
+    del state
+    return (jnp.asarray(action) == C.FORWARD) & (_front_before(prev_state)[0] == C.GOAL)
 
 
 def lava_fall(prev_state: State, action: Array, state: State) -> Array:
-    """bool[]: the agent walked into lava this step."""
-    del action
-    return _moved(prev_state, state) & (cell_at(state.grid, state.agent_pos)[0] == C.LAVA)
+    """bool[]: the agent walked into lava this step (``forward`` with lava in front)."""
+    del state
+    return (jnp.asarray(action) == C.FORWARD) & (_front_before(prev_state)[0] == C.LAVA)
 
 
 def ball_hit(prev_state: State, action: Array, state: State) -> Array:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import jax
+import numpy as np
 import pytest
 
 import horizax
+from horizax.grid.envs.empty import empty_layout
 from tests.grid import minigrid_bridge as bridge
 
 IDS = [
@@ -27,3 +30,17 @@ def test_lockstep_with_minigrid(env_id):
     counts = bridge.lockstep(env, mg, actions)
     assert counts["steps"] == 2000
     assert counts["terminated"] >= 1, "no goal was ever reached: the test lost its teeth"
+
+
+def test_impossible_size_is_rejected_at_construction():
+    with pytest.raises(ValueError, match="size >= 4"):
+        empty_layout(3, random_start=False)
+
+
+def test_random_start_never_on_goal_or_wall():
+    env = horizax.make("MiniGrid-Empty-Random-6x6-v0")
+    state = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), 512)).state
+    grid, pos = np.asarray(state.grid), np.asarray(state.agent_pos)
+    cells = grid[np.arange(512), pos[:, 0], pos[:, 1], 0]
+    assert (cells == 1).all(), "agent placed on a non-empty cell"
+    assert len({tuple(p) for p in pos}) == 15, "agent should reach all 15 free cells"

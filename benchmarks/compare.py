@@ -1,0 +1,256 @@
+"""One run, one harness: horizax vs navix vs xland-minigrid, written to RESULTS.md.
+
+Runs `peers.py`'s configurations for all three libraries back to back (one child process
+per configuration, waiting for an idle machine before each), then writes
+``benchmarks/results_compare.json`` and the tables and ratios of ``benchmarks/RESULTS.md``.
+Run it from the peer venv with horizax installed in it (see README.md)::
+
+    /work/venv312/bin/python benchmarks/compare.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+# (label, horizax (env, obs), peer library, peer (env, obs), target ratio or None)
+COMPARISONS = (
+    (
+        "Empty-8x8, full symbolic",
+        ("MiniGrid-Empty-8x8-v0", "symbolic"),
+        "navix",
+        ("Navix-Empty-8x8-v0", "symbolic"),
+        1.5,
+    ),
+    (
+        "DoorKey-8x8, full symbolic",
+        ("MiniGrid-DoorKey-8x8-v0", "symbolic"),
+        "navix",
+        ("Navix-DoorKey-8x8-v0", "symbolic"),
+        10.0,
+    ),
+    (
+        "DoorKey-8x8, egocentric 7x7 (horizax: MiniGrid's occlusion; xminigrid: none)",
+        ("MiniGrid-DoorKey-8x8-v0", "symbolic_first_person"),
+        "xminigrid",
+        ("MiniGrid-DoorKey-8x8", "default_fov7"),
+        3.0,
+    ),
+    (
+        "DoorKey-8x8, egocentric 7x7, both without occlusion",
+        ("MiniGrid-DoorKey-8x8-v0", "symbolic_first_person_see_through"),
+        "xminigrid",
+        ("MiniGrid-DoorKey-8x8", "default_fov7"),
+        None,
+    ),
+    (
+        "DoorKey-8x8, egocentric 7x7 (horizax: MiniGrid's occlusion; navix: none)",
+        ("MiniGrid-DoorKey-8x8-v0", "symbolic_first_person"),
+        "navix",
+        ("Navix-DoorKey-8x8-v0", "symbolic_first_person"),
+        None,
+    ),
+)
+
+
+RESULT_MARKER = "@@PAIR@@ "
+
+
+def _make(lib: str, env: str, obs: str, B: int, T: int) -> Any:
+    import peers
+
+    if lib == "horizax":
+        return peers.horizax_make_rollout(env, obs)(B, T)
+    if lib == "navix":
+        return peers.navix_make_rollout(env, obs)(B, T)
+    return peers.xminigrid_make_rollout(env)(B, T)
+
+
+def _info(lib: str, env: str, obs: str) -> dict[str, Any]:
+    import peers
+
+    if lib == "horizax":
+        return peers.horizax_info(env, obs)
+    if lib == "navix":
+        return peers.navix_info(env, obs)
+    return peers.xminigrid_info(env, "gym")
+
+
+def paired_child(index: int, B: int, T: int, rounds: int) -> list[dict[str, Any]]:
+    """Measures one comparison in this process: both libraries compiled, then timed calls
+    alternating horizax, peer, horizax, ... so that machine drift hits both alike."""
+    import time
+
+    import jax
+    from harness import load_average, machine_info, time_rollout
+
+    _, (h_env, h_obs), peer, (p_env, p_obs), _ = COMPARISONS[index]
+    sides = [("horizax", h_env, h_obs), (peer, p_env, p_obs)]
+    compiled, records = [], []
+    for lib, env, obs in sides:
+        fn, key = _make(lib, env, obs, B, T)
+        timing = time_rollout(fn, key, repeats=1)  # cold compile + warm-up + one call
+        compiled.append((jax.jit(fn).lower(key).compile(), key))
+        records.append({"library": lib, "env": env, "obs": obs, "B": B, "T": T, **timing})
+    times: list[list[float]] = [[], []]
+    load_before = load_average()
+    for _ in range(rounds):
+        for side, (fn, key) in enumerate(compiled):
+            start = time.perf_counter()
+            jax.block_until_ready(fn(key))
+            times[side].append(time.perf_counter() - start)
+    machine = machine_info()
+    for side, record in enumerate(records):
+        record["times_s"] = times[side]
+        record["best_s"] = min(times[side])
+        record["steps_per_s"] = B * T / record["best_s"]
+        record["load_avg_1m"] = [load_before, load_average()]
+        record["jax_version"] = jax.__version__
+        record["machine"] = machine
+        record["peak_bytes"] = sum(
+            (record.get("memory") or {}).get(k, 0) for k in ("temp", "argument", "output")
+        )
+        record["comparison"] = index
+        record.update(_info(*sides[side]))
+    return records
+
+
+def _run_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from harness import load_average, wait_for_idle
+
+    records: list[dict[str, Any]] = []
+    steps_for = dict(tuple(map(int, spec.split(":"))) for spec in args.steps_for)
+    for index, comparison in enumerate(COMPARISONS):
+        for B in args.batch:
+            T = steps_for.get(B, args.steps)
+            waited = wait_for_idle(args.max_load, args.max_wait)
+            cmd = [sys.executable, os.path.abspath(__file__), "--child", str(index), str(B)]
+            cmd += [str(T), str(args.rounds)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            new = [
+                json.loads(line[len(RESULT_MARKER) :])
+                for line in proc.stdout.splitlines()
+                if line.startswith(RESULT_MARKER)
+            ]
+            if proc.returncode != 0 or len(new) != 2:
+                raise RuntimeError(f"pair {index} B={B} failed:\n{proc.stderr[-3000:]}")
+            for record in new:
+                record["idle_wait_s"] = waited
+            records += new
+            ratio = new[0]["steps_per_s"] / new[1]["steps_per_s"]
+            print(f"{comparison[0]} B={B}: {ratio:.2f}x (load {load_average()})", flush=True)
+    return records
+
+
+def _find(records: list[dict], index: int, lib: str, B: int) -> dict | None:
+    for r in records:
+        if (r["comparison"], r["library"], r["B"]) == (index, lib, B):
+            return r
+    return None
+
+
+def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
+    """The RESULTS.md text for ``records``."""
+    first = records[0]
+    lines = [
+        "# Benchmark results",
+        "",
+        "Produced by `benchmarks/compare.py` in ONE run: every library through the same harness",
+        "(`benchmarks/harness.py`: one jitted function = vmapped reset of B envs, then a",
+        "`lax.scan` of T vmapped steps with pre-sampled uniform random actions and each",
+        "library's own autoreset, reducing every step's observation into the output).",
+        "Each comparison runs in one process: both rollouts are compiled (cold compile time",
+        "= `lower().compile()`), warmed up, then timed in alternation (horizax, peer, horizax,",
+        "...), best of the rounds for each, so drift of this shared 2-core VM hits both alike.",
+        "",
+        f"- JAX {first.get('jax_version')}, {first['machine'].get('cpu_model')}, "
+        f"{first['machine'].get('cpu_count')} CPUs, Python {first['machine'].get('python')}, "
+        f"backend {first['machine'].get('jax_backend')}",
+        f"- command: `{' '.join(['python', 'benchmarks/compare.py', *sys.argv[1:]])}` "
+        "(from the peer venv, see `benchmarks/README.md`)",
+        "- `load` is the 1-minute load average before/after the timed calls.",
+        "",
+        "## Ratios against the targets of issue 2",
+        "",
+        "| comparison | B | horizax steps/s | peer steps/s | ratio | target | "
+        "horizax compile s | peer compile s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for index, (label, _, peer, _, target) in enumerate(COMPARISONS):
+        for B in batches:
+            ours = _find(records, index, "horizax", B)
+            theirs = _find(records, index, peer, B)
+            if ours is None or theirs is None:
+                continue
+            ratio = ours["steps_per_s"] / theirs["steps_per_s"]
+            lines.append(
+                f"| {label} vs {peer} | {B} | {ours['steps_per_s']:,.0f} | "
+                f"{theirs['steps_per_s']:,.0f} | {ratio:.2f}x | "
+                f"{'' if target is None else f'>= {target}x'} | "
+                f"{ours['compile_s']:.2f} | {theirs['compile_s']:.2f} |"
+            )
+    lines += [
+        "",
+        "## Every measurement",
+        "",
+        "| library | version | env | obs | B | T | steps/s | compile s | peak MiB | load |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in sorted(records, key=lambda r: (r["library"], r["env"], r["obs"], r["B"])):
+        load = r.get("load_avg_1m") or [None, None]
+        lines.append(
+            f"| {r['library']} | {r.get('library_version', '')} | {r['env']} | {r['obs']} | "
+            f"{r['B']} | {r['T']} | {r['steps_per_s']:,.0f} | {r['compile_s']:.2f} | "
+            f"{(r.get('peak_bytes') or 0) / 2**20:.1f} | "
+            f"{'/'.join('' if x is None else f'{x:.1f}' for x in load)} |"
+        )
+    lines += [
+        "",
+        "Notes: navix's `symbolic_first_person` and xland-minigrid's default view do not",
+        "apply MiniGrid's occlusion; horizax's `symbolic_first_person` does (it equals",
+        "MiniGrid's `image` bit for bit), so the see-through row is the like-for-like one.",
+        "navix uses max_steps 256 on both 8x8 ids; horizax and xland-minigrid use MiniGrid's",
+        "(256 Empty, 640 DoorKey). xland-minigrid autoresets on the terminal step",
+        "(GymAutoResetWrapper), navix and horizax on the step after it.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Runs every comparison and writes results_compare.json and RESULTS.md."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "--child":
+        index, B, T, rounds = map(int, argv[1:5])
+        for record in paired_child(index, B, T, rounds):
+            print(RESULT_MARKER + json.dumps(record, default=str), flush=True)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 8192])
+    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--steps-for", nargs="*", default=["8192:200", "1:200"])
+    parser.add_argument("--rounds", type=int, default=5, help="alternating timed calls")
+    parser.add_argument("--max-load", type=float, default=1.5)
+    parser.add_argument("--max-wait", type=float, default=120.0)
+    parser.add_argument("--render-only", action="store_true", help="rewrite RESULTS.md only")
+    args = parser.parse_args(argv)
+    out_json = os.path.join(HERE, "results_compare.json")
+    if not args.render_only:
+        with open(out_json, "w", encoding="utf-8") as f:
+            json.dump(_run_pairs(args), f, indent=2, default=str)
+    with open(out_json, encoding="utf-8") as f:
+        records = json.load(f)
+    with open(os.path.join(HERE, "RESULTS.md"), "w", encoding="utf-8") as f:
+        f.write(render(records, args.batch))
+
+
+if __name__ == "__main__":
+    main()
