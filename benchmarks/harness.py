@@ -137,6 +137,43 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def _cpu_seconds() -> float:
+    """Returns user + system CPU seconds used so far by this process (all threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def load_average() -> float | None:
+    """Returns the 1-minute system load average, or ``None`` where unsupported."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def wait_for_idle(max_load: float, max_wait_s: float, poll_s: float = 5.0) -> float:
+    """Sleeps until the 1-minute load average drops below ``max_load``.
+
+    Benchmarks on a shared machine are only comparable when nothing else is
+    running; this gives other jobs a chance to finish first.
+
+    Args:
+        max_load: target 1-minute load average.
+        max_wait_s: give up (and return) after this many seconds.
+        poll_s: seconds between checks.
+
+    Returns:
+        Seconds spent waiting.
+    """
+    start = time.monotonic()
+    while time.monotonic() - start < max_wait_s:
+        load = load_average()
+        if load is None or load < max_load:
+            break
+        time.sleep(poll_s)
+    return time.monotonic() - start
+
+
 def _max_rss_bytes() -> int:
     """Returns this process's peak resident set size in bytes."""
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -183,8 +220,12 @@ def time_rollout(rollout_fn: RolloutFn, key: jax.Array, repeats: int = 3) -> dic
     Returns:
         Dict with ``lower_s`` (trace + lower), ``xla_compile_s``, ``compile_s``
         (their sum), ``times_s`` (every timed call), ``best_s``, ``warmup_s``,
-        ``episodes`` and ``checksum`` (outputs of the last call), ``memory``
-        (XLA memory analysis or ``None``) and ``rss_delta_bytes``.
+        ``cpu_s`` (process CPU seconds of every timed call, all threads),
+        ``best_cpu_s`` (CPU seconds of the fastest call), ``load_avg_1m``
+        (system load before/after the timed calls), ``episodes`` and
+        ``checksum`` (outputs of the last call), ``memory`` (XLA memory
+        analysis or ``None``) and ``rss_delta_bytes`` (growth of max RSS from
+        before tracing to the end, so it includes compiler memory).
     """
     rss_before = _max_rss_bytes()
     t0 = time.perf_counter()
@@ -197,11 +238,15 @@ def time_rollout(rollout_fn: RolloutFn, key: jax.Array, repeats: int = 3) -> dic
     out = jax.block_until_ready(compiled(key))
     warmup_s = time.perf_counter() - t3
 
-    times = []
+    times, cpu_times = [], []
+    load_before = load_average()
     for _ in range(repeats):
+        cpu_start = _cpu_seconds()
         start = time.perf_counter()
         out = jax.block_until_ready(compiled(key))
         times.append(time.perf_counter() - start)
+        cpu_times.append(_cpu_seconds() - cpu_start)
+    best = min(range(repeats), key=times.__getitem__)
 
     episodes, checksum = (int(np.asarray(x)) for x in out)
     return {
@@ -210,7 +255,10 @@ def time_rollout(rollout_fn: RolloutFn, key: jax.Array, repeats: int = 3) -> dic
         "compile_s": t2 - t0,
         "warmup_s": warmup_s,
         "times_s": times,
-        "best_s": min(times),
+        "best_s": times[best],
+        "cpu_s": cpu_times,
+        "best_cpu_s": cpu_times[best],
+        "load_avg_1m": [load_before, load_average()],
         "episodes": episodes,
         "checksum": checksum,
         "memory": _memory_analysis(compiled),
@@ -248,7 +296,9 @@ def measure(
     Returns:
         One dict per batch size with fields ``library, env, obs, B, T,
         steps_per_s, compile_s, peak_bytes, peak_bytes_source, jax_version,
-        machine`` plus timing details (see :func:`time_rollout`).
+        machine`` plus ``steps_per_cpu_s`` (throughput per CPU-second of the
+        fastest call, less sensitive to other load on a shared machine) and
+        timing details (see :func:`time_rollout`).
         ``peak_bytes`` is XLA's ``temp + argument + output`` bytes of the
         compiled rollout when available, otherwise the growth of the process's
         max RSS during the measurement.
@@ -274,6 +324,7 @@ def measure(
             "B": B,
             "T": steps,
             "steps_per_s": B * steps / timing["best_s"],
+            "steps_per_cpu_s": B * steps / max(timing["best_cpu_s"], 1e-9),
             "compile_s": timing["compile_s"],
             "peak_bytes": peak,
             "peak_bytes_source": source,
@@ -297,14 +348,23 @@ def format_table(records: Sequence[Mapping[str, Any]]) -> str:
         A Markdown table string with one row per record.
     """
     header = (
-        "| library | env | obs | B | T | steps/s | compile s | peak MiB | max-RSS delta MiB |\n"
-        "|---|---|---|---:|---:|---:|---:|---:|---:|"
+        "| library | env | obs | B | T | steps/s | steps/CPU-s | compile s | peak MiB "
+        "| max-RSS delta MiB | load |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     rows = [header]
     for r in records:
         rows.append(
             f"| {r['library']} | {r['env']} | {r['obs']} | {r['B']} | {r['T']} "
-            f"| {r['steps_per_s']:,.0f} | {r['compile_s']:.2f} "
-            f"| {r['peak_bytes'] / 2**20:.1f} | {r['rss_delta_bytes'] / 2**20:.1f} |"
+            f"| {r['steps_per_s']:,.0f} | {r['steps_per_cpu_s']:,.0f} | {r['compile_s']:.2f} "
+            f"| {r['peak_bytes'] / 2**20:.1f} | {r['rss_delta_bytes'] / 2**20:.1f} "
+            f"| {_fmt_load(r.get('load_avg_1m'))} |"
         )
     return "\n".join(rows)
+
+
+def _fmt_load(load: Sequence[float | None] | None) -> str:
+    """Formats a ``[before, after]`` load-average pair for the table."""
+    if not load or load[0] is None:
+        return "n/a"
+    return "/".join(f"{x:.1f}" for x in load if x is not None)
