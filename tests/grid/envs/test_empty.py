@@ -8,6 +8,7 @@ import pytest
 
 import horizax
 from horizax.grid.envs.empty import empty_layout
+from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 
 IDS = [
@@ -44,3 +45,31 @@ def test_random_start_never_on_goal_or_wall():
     cells = grid[np.arange(512), pos[:, 0], pos[:, 1], 0]
     assert (cells == 1).all(), "agent placed on a non-empty cell"
     assert len({tuple(p) for p in pos}) == 15, "agent should reach all 15 free cells"
+
+
+def _start_features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
+    height = layouts.grid.shape[2]
+    return {
+        "agent": dist.cell_index(layouts.agent_pos, height),
+        "agent_dir": layouts.agent_dir,
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.reference
+@pytest.mark.parametrize("env_id", [i for i in IDS if "Random" in i])
+def test_random_start_distribution_matches_minigrid(env_id):
+    ours = dist.horizax_layouts(horizax.make(env_id), 2000)
+    theirs = dist.minigrid_layouts(env_id, 2000)
+    np.testing.assert_array_equal(ours.grid, theirs.grid)  # the room itself is fixed
+    dist.compare_layouts(_start_features, ours, theirs)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("env_id", [i for i in IDS if "Random" not in i])
+def test_fixed_start_equals_minigrid(env_id):
+    ours = dist.horizax_layouts(horizax.make(env_id), 4)
+    theirs = dist.minigrid_layouts(env_id, 4)
+    np.testing.assert_array_equal(ours.grid, theirs.grid)
+    np.testing.assert_array_equal(ours.agent_pos, theirs.agent_pos)
+    np.testing.assert_array_equal(ours.agent_dir, theirs.agent_dir)
