@@ -58,3 +58,10 @@ def write_cell(grid: Array, pos: Array, cell: Array) -> Array:
     y = jnp.clip(pos[1], 0, height - 1)
     cell = jnp.where(inside, jnp.asarray(cell, grid.dtype), grid[x, y])
     return jax.lax.dynamic_update_slice(grid, cell[None, None, :], (x, y, jnp.zeros_like(x)))
+
+
+def put_inside(grid: Array, pos: Array, cell: Array) -> Array:
+    """u8[W, H, 3]: ``grid`` with ``cell`` at ``pos``; off-grid positions are dropped."""
+    return grid.at[pos[0], pos[1]].set(
+        jnp.asarray(cell, grid.dtype), mode="drop", wrap_negative_indices=False
+    )

@@ -148,7 +148,7 @@ def symbolic_first_person_see_through(state: State) -> Array:
 def symbolic(state: State) -> Array:
     """u8[W, H, 3]: the full grid with the agent as ``(AGENT, red, direction)``."""
     agent = jnp.stack([jnp.int32(C.AGENT), jnp.int32(C.RED), state.agent_dir]).astype(jnp.uint8)
-    return cells.write_cell(state.grid, state.agent_pos, agent)
+    return cells.put_inside(state.grid, state.agent_pos, agent)
 
 
 def categorical(state: State) -> Array:
