@@ -31,6 +31,30 @@ def minigrid_env(env_id: str, **kwargs: Any) -> Any:
     return gymnasium.make(env_id, **kwargs).unwrapped
 
 
+def paired(env_id: str, seed: int = 0) -> tuple[Environment, Any]:
+    """horizax's environment and MiniGrid's (reset with ``seed``) for the same id."""
+    import horizax
+
+    mg = minigrid_env(env_id)
+    mg.reset(seed=seed)
+    return horizax.make(env_id), mg
+
+
+def assert_same_configuration(env_id: str) -> None:
+    """Size, time limit, action count and default view (occluded or not) equal MiniGrid's."""
+    from horizax.grid import observations
+
+    env, mg = paired(env_id)
+    assert (env.width, env.height, env.max_steps) == (mg.width, mg.height, mg.max_steps)
+    assert env.num_actions == mg.action_space.n
+    expected = (
+        observations.symbolic_first_person_see_through
+        if mg.see_through_walls
+        else observations.symbolic_first_person
+    )
+    assert env.observation_fn is expected, "default view must follow see_through_walls"
+
+
 def carried_encoding(mg: Any) -> np.ndarray:
     """u8[3]: MiniGrid's carried object encoding, or the empty cell."""
     if mg.carrying is None:

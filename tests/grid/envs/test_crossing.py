@@ -27,18 +27,13 @@ IDS = list(CONFIGS)
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_configuration_matches_minigrid(env_id):
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    assert (env.width, env.height, env.max_steps) == (mg.width, mg.height, mg.max_steps)
-    assert not mg.see_through_walls  # hence the occluded view, checked in lockstep below
+    bridge.assert_same_configuration(env_id)
 
 
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_lockstep_random_actions(env_id):
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    mg.reset(seed=0)
+    env, mg = bridge.paired(env_id)
     n = 2000
     counts = bridge.lockstep(env, mg, bridge.random_actions(seed=1, n=n, forward_bias=0.3))
     assert counts["steps"] == n

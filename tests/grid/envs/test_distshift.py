@@ -19,17 +19,13 @@ N_LAYOUTS = 2000
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_configuration_matches_minigrid(env_id):
-    env, mg = horizax.make(env_id), bridge.minigrid_env(env_id)
-    assert (env.width, env.height, env.max_steps) == (mg.width, mg.height, mg.max_steps)
-    assert mg.see_through_walls  # hence the unoccluded view, checked in lockstep below
+    bridge.assert_same_configuration(env_id)
 
 
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_lockstep_with_minigrid(env_id):
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    mg.reset(seed=0)
+    env, mg = bridge.paired(env_id)
     counts = bridge.lockstep(env, mg, bridge.random_actions(seed=1, n=2000, forward_bias=0.3))
     assert counts["steps"] == 2000
     goals = counts["reward_nonzero"]

@@ -20,19 +20,14 @@ N_LAYOUTS = 4000
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_configuration_matches_minigrid(env_id):
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    assert (env.width, env.height, env.max_steps) == (mg.width, mg.height, mg.max_steps)
-    assert not mg.see_through_walls  # hence the occluded view, checked in lockstep below
+    bridge.assert_same_configuration(env_id)
 
 
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_lockstep_with_minigrid(env_id):
     """Random actions, then noisy shortest-path episodes (key, unlock, goal), in one run."""
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    mg.reset(seed=0)
+    env, mg = bridge.paired(env_id)
     # Long enough to hit the time limit at least once, even for 16x16 (max_steps 2560).
     n_random, episodes = max(2000, env.max_steps + 100), 8
     prefix = bridge.random_actions(seed=1, n=n_random, forward_bias=0.3)

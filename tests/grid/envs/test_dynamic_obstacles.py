@@ -139,21 +139,16 @@ class ObstacleSync:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_configuration_matches_minigrid(env_id):
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    mg.reset(seed=0)
-    assert (env.width, env.height, env.max_steps) == (mg.width, mg.height, mg.max_steps)
-    assert env.num_actions == mg.action_space.n == 3
-    assert mg.see_through_walls  # hence the unoccluded view, checked in lockstep below
+    bridge.assert_same_configuration(env_id)
+    env, mg = bridge.paired(env_id)
+    assert env.num_actions == 3
     assert len(mg.obstacles) == CONFIGS[env_id][2]
 
 
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_lockstep_with_minigrid(env_id):
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    mg.reset(seed=0)
+    env, mg = bridge.paired(env_id)
     sync = ObstacleSync(env, mg, CONFIGS[env_id][2])
     actions = bridge.random_actions(seed=1, n=2000, num_actions=3, forward_bias=0.2)
     counts = bridge.lockstep(env, mg, actions, sync=sync)

@@ -23,10 +23,14 @@ IDS = [
 
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
+def test_configuration_matches_minigrid(env_id):
+    bridge.assert_same_configuration(env_id)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("env_id", IDS)
 def test_lockstep_with_minigrid(env_id):
-    env = horizax.make(env_id)
-    mg = bridge.minigrid_env(env_id)
-    mg.reset(seed=0)
+    env, mg = bridge.paired(env_id)
     actions = bridge.random_actions(seed=1, n=2000, forward_bias=0.3)
     counts = bridge.lockstep(env, mg, actions)
     assert counts["steps"] == 2000

@@ -59,6 +59,7 @@ def fourrooms_features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 
 @pytest.mark.reference
 def test_configuration_matches_minigrid():
+    bridge.assert_same_configuration(ENV_ID)
     env, mg = horizax.make(ENV_ID), bridge.minigrid_env(ENV_ID)
     assert (
         (env.width, env.height, env.max_steps)
