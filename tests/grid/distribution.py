@@ -44,14 +44,17 @@ class Layouts:
     """A batch of start states as numpy arrays.
 
     Attributes:
-        grid: u8[N, W, H, 3] MiniGrid encodings.
+        grid: u8[N, W, H, 3] encodings, box contents in the state channel (`cells.box_cell`).
         agent_pos: i32[N, 2] ``(x, y)``.
         agent_dir: i32[N].
+        mission: i32[N, MISSION_SIZE] mission arrays (MiniGrid's side: from ``mission_fn``,
+            or None when none was given).
     """
 
     grid: np.ndarray
     agent_pos: np.ndarray
     agent_dir: np.ndarray
+    mission: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.agent_dir)
@@ -67,25 +70,37 @@ def horizax_layouts(env: Environment, n: int, seed: int = 0) -> Layouts:
     """
     keys = jax.random.split(jax.random.PRNGKey(seed), n)
     state = jax.jit(jax.vmap(env.reset))(keys).state
-    arrays = [np.array(x) for x in (state.grid, state.agent_pos, state.agent_dir)]
+    arrays = [np.array(x) for x in (state.grid, state.agent_pos, state.agent_dir, state.mission)]
     for array in arrays:
         array.setflags(write=False)  # shared through the cache
     return Layouts(*arrays)
 
 
-def minigrid_layouts(env_id: str, n: int, first_seed: int = 0, **kwargs: Any) -> Layouts:
-    """``n`` MiniGrid start states, reset with seeds ``first_seed .. first_seed + n - 1``."""
+def minigrid_layouts(
+    env_id: str,
+    n: int,
+    first_seed: int = 0,
+    mission_fn: Callable[[Any], Any] | None = None,
+    **kwargs: Any,
+) -> Layouts:
+    """``n`` MiniGrid start states, reset with seeds ``first_seed .. first_seed + n - 1``.
+
+    ``mission_fn`` (``mg -> i32[MISSION_SIZE]``, as in the bridge) fills ``Layouts.mission``.
+    """
     mg = bridge.minigrid_env(env_id, **kwargs)
-    grids, positions, dirs = [], [], []
+    grids, positions, dirs, mission = [], [], [], []
     for seed in range(first_seed, first_seed + n):
         mg.reset(seed=seed)
-        grids.append(mg.grid.encode())
+        grids.append(bridge.grid_encoding(mg))
         positions.append(np.asarray(mg.agent_pos))
         dirs.append(int(mg.agent_dir))
+        if mission_fn is not None:
+            mission.append(np.asarray(mission_fn(mg)))
     return Layouts(
         grid=np.stack(grids).astype(np.uint8),
         agent_pos=np.stack(positions).astype(np.int32),
         agent_dir=np.asarray(dirs, np.int32),
+        mission=np.stack(mission).astype(np.int32) if mission_fn is not None else None,
     )
 
 

@@ -1,9 +1,10 @@
 """Test-only bridge to Farama MiniGrid: copy its state into horizax and drive both in lockstep.
 
-MiniGrid is the oracle. `state_from_minigrid` copies a MiniGrid env's grid, agent and hand
-into a horizax `State`; `lockstep` then applies the same actions to both and compares, at
-every step, everything the issue names: agent position and direction, the full grid
-encoding, the egocentric image, the carried object, reward, terminated and truncated.
+MiniGrid is the oracle. `state_from_minigrid` copies a MiniGrid env's grid (box contents
+included), agent, hand and mission into a horizax `State`; `lockstep` then applies the same
+actions to both and compares, at every step, everything the issues name: agent position and
+direction, the full grid encoding with what each box holds, the egocentric image, the carried
+object, reward, terminated, truncated and the mission text.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from horizax.grid import cells, missions
 from horizax.grid import constants as C
 from horizax.grid.environment import Environment, Timestep
 from horizax.grid.state import State
@@ -55,31 +57,74 @@ def assert_same_configuration(env_id: str) -> None:
     assert env.observation_fn is expected, "default view must follow see_through_walls"
 
 
+MissionFn = Callable[[Any], Any]
+
+
+def object_encoding(obj: Any) -> tuple[int, int, int]:
+    """horizax's encoding of a MiniGrid object: its ``encode()``, boxes with their content."""
+    if obj is None:
+        return C.EMPTY_CELL
+    if obj.type == "box" and obj.contains is not None:
+        content = obj.contains.encode()
+        return cells.box_cell(obj.encode()[1], (content[0], content[1]))
+    return tuple(int(v) for v in obj.encode())
+
+
+def grid_encoding(mg: Any) -> np.ndarray:
+    """u8[W, H, 3]: MiniGrid's ``grid.encode()`` with box contents in the state channel."""
+    grid = np.array(mg.grid.encode(), dtype=np.uint8)
+    for x in range(mg.grid.width):
+        for y in range(mg.grid.height):
+            obj = mg.grid.get(x, y)
+            if obj is not None and obj.type == "box":
+                grid[x, y] = object_encoding(obj)
+    return grid
+
+
 def carried_encoding(mg: Any) -> np.ndarray:
-    """u8[3]: MiniGrid's carried object encoding, or the empty cell."""
-    if mg.carrying is None:
-        return np.array(C.EMPTY_CELL, dtype=np.uint8)
-    return np.array(mg.carrying.encode(), dtype=np.uint8)
+    """u8[3]: MiniGrid's carried object encoding (box content included), or the empty cell."""
+    return np.array(object_encoding(mg.carrying), dtype=np.uint8)
 
 
-def state_from_minigrid(mg: Any, key: jax.Array | None = None) -> State:
-    """A horizax `State` equal to MiniGrid env ``mg``'s current state."""
+_FIXED_MISSIONS = {text: template for template, text in missions._FIXED.items()}
+
+
+def fixed_mission(mg: Any) -> jax.Array:
+    """The mission array of a family whose mission string never varies."""
+    if mg.mission not in _FIXED_MISSIONS:
+        raise AssertionError(f"no fixed template for {mg.mission!r}: pass mission_fn")
+    return missions.encode(_FIXED_MISSIONS[mg.mission])
+
+
+def state_from_minigrid(
+    mg: Any, key: jax.Array | None = None, mission_fn: MissionFn | None = None
+) -> State:
+    """A horizax `State` equal to MiniGrid env ``mg``'s current state.
+
+    Args:
+        mg: the unwrapped MiniGrid env.
+        key: the key to store in the state.
+        mission_fn: ``mg -> i32[MISSION_SIZE]`` for families whose mission holds parameters
+            (colours, positions); by default the mission string must be a fixed template.
+    """
     return State(
-        grid=jnp.asarray(mg.grid.encode(), dtype=jnp.uint8),
+        grid=jnp.asarray(grid_encoding(mg), dtype=jnp.uint8),
         agent_pos=jnp.asarray(mg.agent_pos, dtype=jnp.int32),
         agent_dir=jnp.asarray(mg.agent_dir, dtype=jnp.int32),
         carrying=jnp.asarray(carried_encoding(mg)),
         step_count=jnp.int32(mg.step_count),
         max_steps=jnp.int32(mg.max_steps),
-        mission=jnp.zeros(4, jnp.int32),
+        mission=jnp.asarray((mission_fn or fixed_mission)(mg), jnp.int32),
         aux=jnp.zeros(4, jnp.int32),
         key=jax.random.PRNGKey(0) if key is None else key,
     )
 
 
-def timestep_from_minigrid(env: Environment, mg: Any, key: jax.Array | None = None) -> Timestep:
+def timestep_from_minigrid(
+    env: Environment, mg: Any, key: jax.Array | None = None, mission_fn: MissionFn | None = None
+) -> Timestep:
     """A first `Timestep` of ``env`` holding MiniGrid's current state."""
-    state = state_from_minigrid(mg, key)
+    state = state_from_minigrid(mg, key, mission_fn)
     return Timestep(
         observation=env.observation_fn(state),
         action=jnp.int32(-1),
@@ -97,11 +142,14 @@ def assert_same_state(env: Environment, ts: Timestep, mg: Any, where: str) -> No
         np.asarray(state.agent_pos), np.asarray(mg.agent_pos), err_msg=f"agent_pos {where}"
     )
     assert int(state.agent_dir) == int(mg.agent_dir), f"agent_dir {where}"
-    np.testing.assert_array_equal(np.asarray(state.grid), mg.grid.encode(), err_msg=f"grid {where}")
+    np.testing.assert_array_equal(
+        np.asarray(state.grid), grid_encoding(mg), err_msg=f"grid {where}"
+    )
     np.testing.assert_array_equal(
         np.asarray(state.carrying), carried_encoding(mg), err_msg=f"carrying {where}"
     )
     assert int(state.step_count) == int(mg.step_count), f"step_count {where}"
+    assert missions.mission_text(state) == mg.mission, f"mission {where}"
 
 
 def lockstep(
@@ -111,6 +159,7 @@ def lockstep(
     *,
     sync: Callable[[Timestep, Any], Timestep] | None = None,
     view_fn: Callable[[State], jax.Array] | None = None,
+    mission_fn: MissionFn | None = None,
 ) -> dict[str, int]:
     """Drives horizax and MiniGrid with the same actions and compares every step.
 
@@ -125,12 +174,13 @@ def lockstep(
         sync: optional hook ``(timestep, mg) -> timestep`` applied after each step to copy
             MiniGrid-side randomness (e.g. obstacle moves) into horizax before comparing.
         view_fn: the horizax function whose output must equal MiniGrid's ``obs["image"]``.
+        mission_fn: see `state_from_minigrid`.
     """
     env = env.disable_autoreset()
     view_fn = view_fn or env.observation_fn
     step = jax.jit(env.step)
     view = jax.jit(view_fn)
-    ts = timestep_from_minigrid(env, mg)
+    ts = timestep_from_minigrid(env, mg, mission_fn=mission_fn)
     counts = {"steps": 0, "episodes": 0, "terminated": 0, "truncated": 0, "reward_nonzero": 0}
     np.testing.assert_array_equal(np.asarray(view(ts.state)), mg.gen_obs()["image"])
     for n, action in enumerate(np.asarray(actions)):
@@ -155,7 +205,7 @@ def lockstep(
             counts["terminated"] += int(terminated)
             counts["truncated"] += int(truncated and not terminated)
             mg.reset(seed=int(n))
-            ts = timestep_from_minigrid(env, mg)
+            ts = timestep_from_minigrid(env, mg, mission_fn=mission_fn)
     return counts
 
 

@@ -8,7 +8,8 @@ Rules (Farama MiniGrid 3.2.0 ``MiniGridEnv.step``):
 * ``pickup`` takes a key, ball or box from the front cell, only into an empty hand.
 * ``drop`` puts the carried object on the front cell, only if that cell is empty.
 * ``toggle`` opens/closes a door; a locked door opens only with a key of its colour, which
-  is kept. Toggling a box replaces it with its content (boxes in horizax hold nothing yet).
+  is kept (only the colour matters, and only a key). Toggling a box replaces it with its
+  content, or with nothing (`cells.box_content`).
 * ``done`` does nothing.
 
 Every candidate outcome is computed and one is selected, so there is no `lax.cond` and the
@@ -66,9 +67,13 @@ def apply_action(state: State, action: Array) -> State:
 
     empty_cell = jnp.asarray(C.EMPTY_CELL, jnp.uint8)
     new_fwd_cell = jnp.where(
-        picks_up | opens_box,
+        picks_up,
         empty_cell,
-        jnp.where(drops, carrying, jnp.where(toggles & is_door, toggled_door, fwd_cell)),
+        jnp.where(
+            opens_box,
+            cells.box_content(fwd_cell),
+            jnp.where(drops, carrying, jnp.where(toggles & is_door, toggled_door, fwd_cell)),
+        ),
     )
     new_carrying = jnp.where(picks_up, fwd_cell, jnp.where(drops, empty_cell, carrying))
     return state.replace(

@@ -1,4 +1,12 @@
-"""Per-cell predicates over MiniGrid encodings (``u8[..., 3]`` or its object/state channels)."""
+"""Per-cell predicates over MiniGrid encodings (``u8[..., 3]`` or its object/state channels).
+
+Box contents. MiniGrid's boxes may hold one object (ObstructedMaze hides keys in them), and a
+box's encoding shows ``state = 0`` whatever it holds. horizax keeps the content in the box's
+own state channel, ``content_kind << 3 | content_colour`` (0 for an empty box; a key, ball or
+box content gives 40..61), so a box carries its content when picked up, dropped or toggled
+with no extra array. Everything an agent or a test sees goes through `visible`, which shows
+boxes with state 0 exactly as MiniGrid encodes them.
+"""
 
 from __future__ import annotations
 
@@ -65,3 +73,32 @@ def put_inside(grid: Array, pos: Array, cell: Array) -> Array:
     return grid.at[pos[0], pos[1]].set(
         jnp.asarray(cell, grid.dtype), mode="drop", wrap_negative_indices=False
     )
+
+
+def box_cell(colour: int, content: tuple[int, int] | None = None) -> tuple[int, int, int]:
+    """The encoding of a box of ``colour`` holding ``content = (kind, colour)`` (or nothing).
+
+    Args:
+        colour: the box's colour index.
+        content: ``(object, colour)`` of the object inside, e.g. ``(C.KEY, C.RED)``.
+    """
+    if content is None:
+        return (C.BOX, colour, 0)
+    kind, content_colour = content
+    if kind not in (C.KEY, C.BALL, C.BOX) or not 0 <= content_colour < C.NUM_COLORS:
+        raise ValueError(f"a box can hold a key, ball or box of a valid colour, got {content}")
+    return (C.BOX, colour, (kind << 3) | content_colour)
+
+
+def box_content(cell: Array) -> Array:
+    """u8[..., 3]: what toggling the box ``cell`` leaves behind (the empty cell if nothing)."""
+    packed = cell[..., 2].astype(jnp.int32)
+    kind = jnp.where(packed == 0, C.EMPTY, packed >> 3)
+    colour = jnp.where(packed == 0, 0, packed & 7)
+    return jnp.stack([kind, colour, jnp.zeros_like(kind)], axis=-1).astype(cell.dtype)
+
+
+def visible(cell: Array) -> Array:
+    """u8[..., 3]: the encoding as MiniGrid shows it: boxes with ``state = 0``."""
+    state = jnp.where(cell[..., 0] == C.BOX, jnp.zeros_like(cell[..., 2]), cell[..., 2])
+    return jnp.concatenate([cell[..., :2], state[..., None]], axis=-1)

@@ -123,6 +123,9 @@ class Environment:
             (e.g. moving obstacles).
         num_actions: size of the action space.
         invalid_action: action taken in place of an out-of-range one inside `jit` (None: no-op).
+        action_map: optional remapping applied to every valid action before the step, one entry
+            per action (MiniGrid's Memory turns ``pickup`` into ``toggle``); rewards and
+            terminations see the remapped action.
         autoreset: step a finished timestep into a fresh episode (default True).
         observation_space_override: the observation space, for custom ``observation_fn``.
         env_id: the registered id this was built from ("" if none).
@@ -138,6 +141,7 @@ class Environment:
     dynamics_fn: DynamicsFn | None = None
     num_actions: int = C.NUM_ACTIONS
     invalid_action: int | None = None
+    action_map: tuple[int, ...] | None = None
     autoreset: bool = True
     observation_space_override: Box | None = None
     env_id: str = ""
@@ -151,6 +155,13 @@ class Environment:
             raise ValueError(f"max_steps must be an int >= 1, got {self.max_steps!r}")
         if not 1 <= self.num_actions <= C.NUM_ACTIONS:
             raise ValueError(f"num_actions must be in [1, 7], got {self.num_actions}")
+        if self.action_map is not None and (
+            len(self.action_map) != self.num_actions
+            or not all(0 <= a < C.NUM_ACTIONS for a in self.action_map)
+        ):
+            raise ValueError(
+                f"action_map must give one action in [0, 7) per action, got {self.action_map}"
+            )
         for name in ("layout_fn", "observation_fn", "reward_fn", "termination_fn"):
             if not callable(getattr(self, name)):
                 raise ValueError(f"{name} must be callable, got {getattr(self, name)!r}")
@@ -205,6 +216,10 @@ class Environment:
         """``(state, reward, step_type)`` after ``action``; no observation yet."""
         valid = (action >= 0) & (action < self.num_actions)
         fallback = C.DONE if self.invalid_action is None else self.invalid_action
+        if self.action_map is not None:
+            action = jnp.asarray(self.action_map, jnp.int32)[
+                jnp.clip(action, 0, self.num_actions - 1)
+            ]
         effective = jnp.where(valid, action, fallback).astype(jnp.int32)
         state = prev_state
         if self.dynamics_fn is not None:

@@ -6,6 +6,7 @@ Names follow navix; semantics follow Farama MiniGrid 3.2.0:
   ``[i, j]`` (i across the view, j from far (0) to the agent's row (6)), the agent at
   ``(3, 6)`` facing up, with MiniGrid's exact occlusion (`visibility_mask`), unseen cells
   ``(0, 0, 0)``, off-grid cells walls, and the agent's own cell showing what it carries.
+  Boxes show ``state = 0`` whatever they hold (`cells.visible`), as in MiniGrid.
 * `symbolic_first_person_see_through` -- the same without occlusion, for the MiniGrid
   families built with ``see_through_walls=True``.
 * `symbolic` -- the full grid, u8[W, H, 3] indexed ``[x, y]``, with the agent encoded as
@@ -133,7 +134,7 @@ def symbolic_first_person(state: State) -> Array:
     view = view_cells(state)
     visible = visibility_mask(cells.see_behind(view))
     image = jnp.where(visible[..., None], view, jnp.uint8(0))
-    return jnp.where(_AGENT_CELL, state.carrying, image)
+    return cells.visible(jnp.where(_AGENT_CELL, state.carrying, image))
 
 
 def symbolic_first_person_see_through(state: State) -> Array:
@@ -142,13 +143,13 @@ def symbolic_first_person_see_through(state: State) -> Array:
     MiniGrid's Empty, DistShift, Dynamic-Obstacles, Fetch, GoToDoor, GoToObject and PutNear
     set ``see_through_walls=True``; their ids default to this view.
     """
-    return jnp.where(_AGENT_CELL, state.carrying, view_cells(state))
+    return cells.visible(jnp.where(_AGENT_CELL, state.carrying, view_cells(state)))
 
 
 def symbolic(state: State) -> Array:
     """u8[W, H, 3]: the full grid with the agent as ``(AGENT, red, direction)``."""
     agent = jnp.stack([jnp.int32(C.AGENT), jnp.int32(C.RED), state.agent_dir]).astype(jnp.uint8)
-    return cells.put_inside(state.grid, state.agent_pos, agent)
+    return cells.put_inside(cells.visible(state.grid), state.agent_pos, agent)
 
 
 def categorical(state: State) -> Array:

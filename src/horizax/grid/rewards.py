@@ -1,7 +1,9 @@
 """Reward functions ``fn(prev_state, action, state) -> f32[]``.
 
-`compose(..., operator=jnp.sum)` adds several. MiniGrid pays ``1 - 0.9 * step_count /
-max_steps`` on success (`time_discounted`), where ``step_count`` already counts this step.
+`compose(..., operator=jnp.sum)` adds several. The ``on_<event>`` functions pay 1.0 when their
+event fires (navix's convention); MiniGrid pays ``1 - 0.9 * step_count / max_steps`` on success,
+which `time_discounted` builds from any of them (``step_count`` already counts this step):
+every MiniGrid id uses ``time_discounted(<its success event>)``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,50 @@ def on_obstacle_collision(prev_state: State, action: Array, state: State) -> Arr
     return -events.obstacle_collision(prev_state, action, state).astype(jnp.float32)
 
 
+def on_door_done(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when ``done`` next to the mission's door (`events.door_done`), else 0.0."""
+    return events.door_done(prev_state, action, state).astype(jnp.float32)
+
+
+def on_door_open(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when a door was opened this step (`events.door_opening`), else 0.0."""
+    return events.door_opening(prev_state, action, state).astype(jnp.float32)
+
+
+def on_box_pickup(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when a box was picked up this step (`events.box_pickup`), else 0.0."""
+    return events.box_pickup(prev_state, action, state).astype(jnp.float32)
+
+
+def on_ordered_doors_success(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when RedBlueDoors' success: blue opened after red
+    (`events.ordered_doors_success`), else 0.0.
+    """
+    return events.ordered_doors_success(prev_state, action, state).astype(jnp.float32)
+
+
+def on_target_done(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when ``done`` next to GoToObject's target (`events.target_done`), else 0.0."""
+    return events.target_done(prev_state, action, state).astype(jnp.float32)
+
+
+def on_target_fetched(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when the mission's object was picked up (`events.target_fetched`), else 0.0."""
+    return events.target_fetched(prev_state, action, state).astype(jnp.float32)
+
+
+def on_put_near_success(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when the object was put down next to PutNear's target
+    (`events.put_near_success`), else 0.0.
+    """
+    return events.put_near_success(prev_state, action, state).astype(jnp.float32)
+
+
+def on_memory_success(prev_state: State, action: Array, state: State) -> Array:
+    """f32[]: 1.0 when Memory's matching object was reached (`events.memory_success`), else 0.0."""
+    return events.memory_success(prev_state, action, state).astype(jnp.float32)
+
+
 on_goal_reached_discounted = time_discounted(events.goal_reached)
 on_goal_reached_discounted.__name__ = "on_goal_reached_discounted"
 on_goal_reached_discounted.__doc__ = (
@@ -67,9 +113,17 @@ on_goal_reached_discounted.__doc__ = (
 __all__ = [
     "compose",
     "free",
+    "on_box_pickup",
+    "on_door_done",
+    "on_door_open",
     "on_goal_reached",
     "on_goal_reached_discounted",
+    "on_memory_success",
     "on_obstacle_collision",
+    "on_ordered_doors_success",
+    "on_put_near_success",
+    "on_target_done",
+    "on_target_fetched",
     "success_value",
     "time_discounted",
 ]

@@ -13,6 +13,7 @@ from jax import Array
 
 from horizax.core.struct import pytree_dataclass
 from horizax.grid import constants as C
+from horizax.grid import missions
 
 
 @pytree_dataclass
@@ -29,7 +30,8 @@ class State:
         max_steps: i32[], the episode's time limit, copied from the environment at reset so
             that reward functions such as MiniGrid's ``1 - 0.9 * step_count / max_steps``
             stay pure functions of ``(prev_state, action, state)``.
-        mission: i32[4], the task's parameters (family-specific, e.g. target kind and colour).
+        mission: i32[10], the task's mission (template, colours, kinds, positions; see
+            `horizax.grid.missions`); `missions.mission_text` renders MiniGrid's string.
         aux: i32[4], family-specific bookkeeping that is neither layout nor mission (e.g. the
             order in which Dynamic-Obstacles moves its balls); zeros where unused.
         key: the episode's PRNG key: fixed during an episode, it seeds the next episode at
@@ -70,7 +72,11 @@ def make_state(
         carrying=empty_hand() if carrying is None else jnp.asarray(carrying, jnp.uint8),
         step_count=jnp.int32(0),
         max_steps=jnp.int32(0),
-        mission=jnp.zeros(4, jnp.int32) if mission is None else jnp.asarray(mission, jnp.int32),
+        mission=(
+            missions.encode(missions.Template.NONE)
+            if mission is None
+            else jnp.asarray(mission, jnp.int32)
+        ),
         aux=jnp.zeros(4, jnp.int32) if aux is None else jnp.asarray(aux, jnp.int32),
         key=jax.random.PRNGKey(0) if key is None else key,
     )

@@ -50,6 +50,79 @@ def on_door_open(prev_state: State, action: Array, state: State) -> Array:
     return events.door_opening(prev_state, action, state)
 
 
+def on_door_done(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: ``done`` next to the mission's door (GoToDoor's success) (`events.door_done`)."""
+    return events.door_done(prev_state, action, state)
+
+
+def on_target_done(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: ``done`` orthogonally next to the mission's target object (GoToObject's success;
+    facing it is not required, as in MiniGrid) (`events.target_done`).
+    """
+    return events.target_done(prev_state, action, state)
+
+
+def on_done_action(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the ``done`` action was taken at all (MiniGrid's GoToDoor/GoToObject end on every
+    ``done``, near the target or not; not in seed 000, see docs/gridworld.md)
+    (`events.done_action`).
+    """
+    return events.done_action(prev_state, action, state)
+
+
+def on_wrong_toggle(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the ``toggle`` action was used at all (GoToObject/GoToDoor's failure)
+    (`events.toggle_action`).
+    """
+    return events.toggle_action(prev_state, action, state)
+
+
+def on_any_target_pickup(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: anything was picked up this step, right or wrong (Fetch; `rewards.on_target_fetched`
+    tells which) (`events.any_target_pickup`).
+    """
+    return events.any_target_pickup(prev_state, action, state)
+
+
+def on_target_fetched(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the mission's object itself was picked up this step (ObstructedMaze, KeyCorridor,
+    UnlockPickup, BlockedUnlockPickup; a wrong pickup does not end the episode)
+    (`events.target_fetched`).
+    """
+    return events.target_fetched(prev_state, action, state)
+
+
+def on_ordered_doors_resolved(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: RedBlueDoors is decided: the blue door opened, after the red one or not
+    (`events.ordered_doors_resolved`).
+    """
+    return events.ordered_doors_resolved(prev_state, action, state)
+
+
+def on_put_near_wrong_pickup(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: PutNear's failure: an object other than the one to move was picked up
+    (`events.put_near_wrong_pickup`).
+    """
+    return events.put_near_wrong_pickup(prev_state, action, state)
+
+
+def on_put_near_drop_attempted(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: PutNear ends on any ``drop`` made holding something (success or not, see
+    `rewards.on_put_near_success`) (`events.put_near_drop_attempted`).
+    """
+    return events.put_near_drop_attempted(prev_state, action, state)
+
+
+def on_memory_success(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the agent reached Memory's matching object (`events.memory_success`)."""
+    return events.memory_success(prev_state, action, state)
+
+
+def on_memory_failure(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the agent reached Memory's other object (`events.memory_failure`)."""
+    return events.memory_failure(prev_state, action, state)
+
+
 DEFAULT_TERMINATION = compose(on_goal_reached, on_lava_fall, on_ball_hit)
 """Goal, lava or ball hit: MiniGrid's default terminal conditions."""
 
@@ -57,11 +130,22 @@ __all__ = [
     "DEFAULT_TERMINATION",
     "check_truncation",
     "compose",
+    "on_any_target_pickup",
     "on_ball_hit",
     "on_ball_pickup",
     "on_box_pickup",
+    "on_done_action",
+    "on_door_done",
     "on_door_open",
     "on_goal_reached",
     "on_lava_fall",
+    "on_memory_failure",
+    "on_memory_success",
     "on_obstacle_collision",
+    "on_ordered_doors_resolved",
+    "on_put_near_drop_attempted",
+    "on_put_near_wrong_pickup",
+    "on_target_done",
+    "on_target_fetched",
+    "on_wrong_toggle",
 ]

@@ -36,7 +36,7 @@ import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
-from horizax.grid import observations, terminations
+from horizax.grid import missions, observations, terminations
 from horizax.grid.environment import LayoutFn
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.state import State, make_state, walled_grid
@@ -90,6 +90,9 @@ def crossing_layout(size: int, num_crossings: int, obstacle: tuple[int, int, int
     interior = np.zeros(size, dtype=bool)
     interior[1 : size - 1] = True
     obstacle_cell = jnp.asarray(obstacle, jnp.uint8)
+    mission = missions.encode(
+        missions.Template.AVOID_LAVA if obstacle[0] == C.LAVA else missions.Template.FIND_OPENING
+    )
 
     def limits(chosen: Array) -> Array:
         # MiniGrid's ``[0] + sorted(rivers) + [size - 1]``, padded to a fixed length with
@@ -136,7 +139,7 @@ def crossing_layout(size: int, num_crossings: int, obstacle: tuple[int, int, int
             room_x = room_x + go_x.astype(jnp.int32)
             room_y = room_y + (~go_x).astype(jnp.int32)
         grid = jnp.where((river & ~opening)[..., None], obstacle_cell, jnp.asarray(base))
-        return make_state(grid, jnp.array([1, 1]), jnp.int32(0))
+        return make_state(grid, jnp.array([1, 1]), jnp.int32(0), mission=mission)
 
     return layout
 

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from jax import Array
 
 from horizax.grid import constants as C
-from horizax.grid import observations
+from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
 from horizax.grid.layout import empty_cells, sample_cell, sample_direction
 from horizax.grid.registration import factory, navix_aliases
@@ -72,9 +72,17 @@ def distshift_layout(
         if agent_start_pos is None:
             pos_key, dir_key = jax.random.split(key)
             return make_state(
-                grid, sample_cell(pos_key, empty_cells(grid)), sample_direction(dir_key)
+                grid,
+                sample_cell(pos_key, empty_cells(grid)),
+                sample_direction(dir_key),
+                mission=missions.encode(missions.Template.GREEN_GOAL),
             )
-        return make_state(grid, jnp.asarray(agent_start_pos), jnp.int32(agent_start_dir))
+        return make_state(
+            grid,
+            jnp.asarray(agent_start_pos),
+            jnp.int32(agent_start_dir),
+            mission=missions.encode(missions.Template.GREEN_GOAL),
+        )
 
     return layout
 

@@ -26,7 +26,7 @@ import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
-from horizax.grid import observations
+from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.state import State, make_state, walled_grid
@@ -100,7 +100,9 @@ def doorkey_layout(size: int) -> LayoutFn:
         grid = jnp.where((column & (ys == door_y))[..., None], door, grid)
         at_key = (xs == key_pos[0]) & (ys == key_pos[1])
         grid = jnp.where(at_key[..., None], key_cell, grid)
-        return make_state(grid, agent_pos, direction)
+        return make_state(
+            grid, agent_pos, direction, mission=missions.encode(missions.Template.DOOR_KEY)
+        )
 
     return layout
 

@@ -54,7 +54,7 @@ import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
-from horizax.grid import observations, rewards, terminations
+from horizax.grid import missions, observations, rewards, terminations
 from horizax.grid.environment import DynamicsFn, LayoutFn
 from horizax.grid.layout import empty_cells, sample_cell, sample_direction
 from horizax.grid.registration import factory, navix_aliases
@@ -227,7 +227,13 @@ def dynamic_obstacles_layout(size: int, n: int, random_start: bool) -> LayoutFn:
         flats = jax.lax.top_k(scores, n)[1].astype(jnp.int32)  # placement = move order
         is_ball = jnp.any(jnp.arange(size * size)[:, None] == flats[None, :], axis=1)
         grid = jnp.where(is_ball.reshape(size, size, 1), jnp.asarray(BALL_CELL, jnp.uint8), grid)
-        return make_state(grid, agent_pos, agent_dir, aux=pack_order(flats))
+        return make_state(
+            grid,
+            agent_pos,
+            agent_dir,
+            aux=pack_order(flats),
+            mission=missions.encode(missions.Template.GREEN_GOAL),
+        )
 
     return layout
 

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from jax import Array
 
 from horizax.grid import constants as C
-from horizax.grid import observations
+from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
 from horizax.grid.layout import empty_cells, sample_cell, sample_direction
 from horizax.grid.registration import factory, navix_aliases
@@ -46,9 +46,17 @@ def empty_layout(size: int, random_start: bool) -> LayoutFn:
         if random_start:
             pos_key, dir_key = jax.random.split(key)
             return make_state(
-                grid, sample_cell(pos_key, empty_cells(grid)), sample_direction(dir_key)
+                grid,
+                sample_cell(pos_key, empty_cells(grid)),
+                sample_direction(dir_key),
+                mission=missions.encode(missions.Template.GREEN_GOAL),
             )
-        return make_state(grid, jnp.array([1, 1]), jnp.int32(0))
+        return make_state(
+            grid,
+            jnp.array([1, 1]),
+            jnp.int32(0),
+            mission=missions.encode(missions.Template.GREEN_GOAL),
+        )
 
     return layout
 

@@ -28,7 +28,7 @@ import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
-from horizax.grid import observations
+from horizax.grid import missions, observations
 from horizax.grid.cells import position_mask
 from horizax.grid.environment import LayoutFn
 from horizax.grid.layout import empty_cells
@@ -138,7 +138,9 @@ def fourrooms_layout(
                 goal = jnp.asarray(goal_pos, jnp.int32)
         grid = jnp.where(position_mask(SIZE, SIZE, goal)[..., None], goal_cell, grid)
         direction = (bits[6] % jnp.uint32(4)).astype(jnp.int32)
-        return make_state(grid, start, direction)
+        return make_state(
+            grid, start, direction, mission=missions.encode(missions.Template.REACH_GOAL)
+        )
 
     return layout
 

@@ -24,7 +24,7 @@ import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
-from horizax.grid import observations
+from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.state import State, make_state, walled_grid
@@ -54,6 +54,9 @@ def lavagap_layout(size: int, obstacle: tuple[int, int, int] = C.LAVA_CELL) -> L
     ys = np.arange(size)[None, :]
     interior_rows = (ys >= 1) & (ys <= size - 2)
     strip_cell = np.asarray(obstacle, np.uint8)
+    mission = missions.encode(
+        missions.Template.AVOID_LAVA if obstacle[0] == C.LAVA else missions.Template.FIND_OPENING
+    )
 
     def layout(key: Array) -> State:
         # `_rand_int(2, width - 2)` and `_rand_int(1, height - 1)`, high ends excluded, from
@@ -64,7 +67,7 @@ def lavagap_layout(size: int, obstacle: tuple[int, int, int] = C.LAVA_CELL) -> L
         gap_y = 1 + (bits[1] % jnp.uint32(size - 2)).astype(jnp.int32)
         strip = (xs == gap_x) & interior_rows & (ys != gap_y)
         grid = jnp.where(strip[..., None], strip_cell, jnp.asarray(base))
-        return make_state(grid, jnp.array([1, 1]), jnp.int32(0))
+        return make_state(grid, jnp.array([1, 1]), jnp.int32(0), mission=mission)
 
     return layout
 

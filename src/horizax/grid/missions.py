@@ -1,0 +1,158 @@
+"""Missions as arrays, and MiniGrid's mission strings rendered from them.
+
+A task's mission lives in ``State.mission``, i32[`MISSION_SIZE`], so it is part of the pytree
+(batched, jitted, reset with the layout) and reward/termination functions can read it. The
+slots:
+
+=========  ==================================================================================
+slot       meaning
+=========  ==================================================================================
+TEMPLATE   which mission sentence (`Template`)
+COLOR      colour of the (first) object named, e.g. the door to go to, the object to move
+KIND       its object kind (``C.KEY``, ``C.BALL``, ``C.BOX``, ``C.DOOR``)
+COLOR2     colour of the second object named (PutNear's target, LockedRoom's key room)
+KIND2      its object kind
+VARIANT    the phrasing, where MiniGrid draws one (Fetch: "get a", "go get a", ...)
+X, Y       position of the target (GoTo*'s target, PutNear's target, Memory's success cell,
+           RedBlueDoors' red door); -1 where unused
+X2, Y2     a second position (Memory's failure cell, RedBlueDoors' blue door); -1 where unused
+=========  ==================================================================================
+
+`mission_text` turns the array back into MiniGrid's exact string (for adapters, logging and
+the differential tests); `encode` builds the array in layout functions.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+from horizax.grid import constants as C
+
+MISSION_SIZE = 10
+TEMPLATE, COLOR, KIND, COLOR2, KIND2, VARIANT, X, Y, X2, Y2 = range(MISSION_SIZE)
+
+
+class Template(enum.IntEnum):
+    """The mission sentences of MiniGrid 3.2.0's task families."""
+
+    NONE = 0  # Playground: ""
+    GREEN_GOAL = 1  # Empty, DistShift, Dynamic-Obstacles
+    DOOR_KEY = 2
+    REACH_GOAL = 3  # FourRooms
+    AVOID_LAVA = 4  # LavaGap, LavaCrossing
+    FIND_OPENING = 5  # SimpleCrossing
+    GO_TO_DOOR = 6
+    GO_TO_OBJECT = 7
+    FETCH = 8
+    PUT_NEAR = 9
+    RED_BLUE_DOORS = 10
+    MEMORY = 11
+    PICK_UP = 12  # KeyCorridor, UnlockPickup, BlockedUnlockPickup, ObstructedMaze
+    OPEN_DOOR = 13  # Unlock
+    LOCKED_ROOM = 14
+    MULTI_ROOM = 15
+
+
+FETCH_PHRASES = ("get a", "go get a", "fetch a", "go fetch a", "you must fetch a")
+
+_FIXED = {
+    Template.NONE: "",
+    Template.GREEN_GOAL: "get to the green goal square",
+    Template.DOOR_KEY: "use the key to open the door and then get to the goal",
+    Template.REACH_GOAL: "reach the goal",
+    Template.AVOID_LAVA: "avoid the lava and get to the green goal square",
+    Template.FIND_OPENING: "find the opening and get to the green goal square",
+    Template.RED_BLUE_DOORS: "open the red door then the blue door",
+    Template.MEMORY: "go to the matching object at the end of the hallway",
+    Template.OPEN_DOOR: "open the door",
+    Template.MULTI_ROOM: "traverse the rooms to get to the goal",
+}
+
+
+def encode(
+    template: Template | int,
+    *,
+    color: Any = 0,
+    kind: Any = 0,
+    color2: Any = 0,
+    kind2: Any = 0,
+    variant: Any = 0,
+    pos: Any = (-1, -1),
+    pos2: Any = (-1, -1),
+) -> Array:
+    """i32[MISSION_SIZE]: a mission array (arguments may be traced scalars).
+
+    Args:
+        template: the `Template`.
+        color, kind: the first object named (colour and object indices).
+        color2, kind2: the second object named.
+        variant: the phrasing index (Fetch).
+        pos, pos2: ``(x, y)`` positions the task's rules need.
+    """
+    pos = jnp.asarray(pos, jnp.int32)
+    pos2 = jnp.asarray(pos2, jnp.int32)
+    scalars = [template, color, kind, color2, kind2, variant]
+    head = jnp.stack([jnp.asarray(v, jnp.int32) for v in scalars])
+    return jnp.concatenate([head, pos, pos2])
+
+
+def _name(table: tuple[str, ...], index: int, what: str) -> str:
+    if not 0 <= index < len(table):
+        raise ValueError(f"mission has an invalid {what} index {index}")
+    return table[index]
+
+
+def _text_of(mission: np.ndarray) -> str:
+    template = int(mission[TEMPLATE])
+    if template in _FIXED:
+        return _FIXED[Template(template)]
+    color = _name(C.COLOR_NAMES, int(mission[COLOR]), "colour")
+    color2 = _name(C.COLOR_NAMES, int(mission[COLOR2]), "colour")
+    kind = _name(C.OBJECT_NAMES, int(mission[KIND]), "object")
+    kind2 = _name(C.OBJECT_NAMES, int(mission[KIND2]), "object")
+    if template == Template.GO_TO_DOOR:
+        return f"go to the {color} door"
+    if template == Template.GO_TO_OBJECT:
+        return f"go to the {color} {kind}"
+    if template == Template.FETCH:
+        return f"{_name(FETCH_PHRASES, int(mission[VARIANT]), 'phrasing')} {color} {kind}"
+    if template == Template.PUT_NEAR:
+        return f"put the {color} {kind} near the {color2} {kind2}"
+    if template == Template.PICK_UP:
+        return f"pick up the {color} {kind}"
+    if template == Template.LOCKED_ROOM:
+        return (
+            f"get the {color} key from the {color2} room, unlock the {color} door"
+            " and go to the goal"
+        )
+    raise ValueError(f"unknown mission template {template}")
+
+
+def mission_text(state: Any) -> Any:
+    """MiniGrid's mission string for a concrete state (outside `jit`).
+
+    Args:
+        state: a `State` (or its ``mission`` array, i32[..., MISSION_SIZE]).
+
+    Returns:
+        ``str`` for one state; nested lists of ``str`` for a batch (leading axes).
+
+    Raises:
+        TypeError: if called on traced values (inside `jit`/`vmap`).
+        ValueError: if the array holds no valid mission.
+    """
+    mission = getattr(state, "mission", state)
+    try:
+        array = np.asarray(mission)
+    except Exception as error:  # a tracer refuses conversion
+        raise TypeError("mission_text needs a concrete state; call it outside jit") from error
+    if array.shape[-1:] != (MISSION_SIZE,):
+        raise ValueError(f"mission must have shape [..., {MISSION_SIZE}], got {array.shape}")
+    if array.ndim == 1:
+        return _text_of(array)
+    return [mission_text(row) for row in array]
