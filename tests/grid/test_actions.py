@@ -5,6 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from horizax.grid import cells
 from horizax.grid import constants as C
 from horizax.grid.actions import apply_action
 from horizax.grid.state import make_state, walled_grid
@@ -99,3 +100,37 @@ def test_done_and_out_of_range_actions_change_nothing():
         out = step(s, jnp.int32(action))
         for a, b in zip(jax.tree.leaves(out), jax.tree.leaves(s), strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def test_box_content_survives_pickup_and_drop_and_toggle_reveals_it():
+    box = cells.box_cell(C.BLUE, (C.KEY, C.PURPLE))
+    s = step(_state(box), C.PICKUP)
+    assert tuple(np.asarray(s.carrying)) == box, "a carried box keeps its content"
+    s = step(s, C.DROP)
+    assert tuple(np.asarray(s.grid[3, 2])) == box
+    s = step(s, C.TOGGLE)
+    assert tuple(np.asarray(s.grid[3, 2])) == (C.KEY, C.PURPLE, 0)
+
+
+def test_toggling_an_empty_box_removes_it():
+    s = step(_state(cells.box_cell(C.RED)), C.TOGGLE)
+    assert tuple(np.asarray(s.grid[3, 2])) == C.EMPTY_CELL
+
+
+def test_box_content_is_invisible_in_every_observation():
+    from horizax.grid import observations
+
+    box = cells.box_cell(C.BLUE, (C.BALL, C.GREEN))
+    s = _state(box, carrying=box)
+    for fn in (observations.symbolic_first_person, observations.symbolic_first_person_see_through):
+        view = np.asarray(fn(s))
+        assert tuple(view[3, 5]) == (C.BOX, C.BLUE, 0), fn.__name__  # the box ahead
+        assert tuple(view[3, 6]) == (C.BOX, C.BLUE, 0), fn.__name__  # the one carried
+    assert tuple(np.asarray(observations.symbolic(s))[3, 2]) == (C.BOX, C.BLUE, 0)
+
+
+def test_box_cell_rejects_impossible_contents():
+    with pytest.raises(ValueError, match="key, ball or box"):
+        cells.box_cell(C.RED, (C.DOOR, C.RED))
+    with pytest.raises(ValueError, match="key, ball or box"):
+        cells.box_cell(C.RED, (C.KEY, 6))
