@@ -22,6 +22,7 @@ import jax.numpy as jnp
 from jax import Array
 
 from horizax.core import episode_keys
+from horizax.core.autoreset import reset_where
 from horizax.core.spaces import Box, Discrete
 from horizax.core.step_type import StepType, check_truncation
 from horizax.core.struct import field, pytree_dataclass
@@ -248,18 +249,20 @@ class Environment:
         """
         action = _check_action(action, self.num_actions)
         if self.autoreset:
-            # Select the next state first and observe once: under vmap both branches run, and
-            # the observation is the most expensive part of a step.
-            state, reward, step_type, action = jax.lax.cond(
-                timestep.is_done(),
-                lambda: (
-                    self._initial_state(episode_keys.next_episode_key(timestep.state.key)),
-                    jnp.float32(0.0),
-                    jnp.int32(StepType.TRANSITION),
-                    jnp.int32(-1),
-                ),
-                lambda: (*self._transition(timestep.state, action), action),
+            # Select the next state first and observe once (the observation is the costly part
+            # of a step). `reset_where` draws new layouts only for the environments that need
+            # one when vmapped, instead of for all of them at every step.
+            done = timestep.is_done()
+            state, reward, step_type = self._transition(timestep.state, action)
+            state = reset_where(
+                self._initial_state,
+                done,
+                episode_keys.next_episode_key(timestep.state.key),
+                state,
             )
+            reward = jnp.where(done, jnp.float32(0.0), reward)
+            step_type = jnp.where(done, jnp.int32(StepType.TRANSITION), step_type)
+            action = jnp.where(done, jnp.int32(-1), action)
         else:
             state, reward, step_type = self._transition(timestep.state, action)
         return Timestep(

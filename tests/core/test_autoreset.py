@@ -1,0 +1,77 @@
+"""`reset_where`: per-environment meaning, and both batched paths agree with it."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from horizax.core import autoreset
+from horizax.core.autoreset import reset_where
+
+
+def initial_state(key):
+    """A toy layout: a pytree whose leaves depend on the key."""
+    bits = jax.random.bits(key, (3,), jnp.uint32)
+    return {"a": bits.astype(jnp.int32) % 100, "b": (bits[0] % 7).astype(jnp.float32)}
+
+
+def reference(done, keys, state):
+    fresh = jax.vmap(initial_state)(keys)
+    pick = lambda new, old: np.where(done.reshape(-1, *[1] * (old.ndim - 1)), new, old)  # noqa: E731
+    return jax.tree.map(pick, fresh, state)
+
+
+@pytest.mark.parametrize("n_done", [0, 1, 3, 4, 5, 32])  # capacity of 32 is 4
+def test_vmapped_matches_the_per_environment_rule(n_done):
+    batch = 32
+    keys = jax.random.split(jax.random.PRNGKey(0), batch)
+    state = {"a": -jnp.ones((batch, 3), jnp.int32), "b": -jnp.ones(batch, jnp.float32)}
+    done = np.zeros(batch, bool)
+    done[np.random.default_rng(n_done).choice(batch, n_done, replace=False)] = True
+    fn = jax.jit(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s)))
+    out = fn(jnp.asarray(done), keys, state)
+    jax.tree.map(np.testing.assert_array_equal, out, reference(done, keys, state))
+
+
+def test_unbatched_and_partly_batched_arguments():
+    key = jax.random.PRNGKey(3)
+    state = {"a": jnp.zeros(3, jnp.int32), "b": jnp.float32(0)}
+    out = jax.jit(lambda d: reset_where(initial_state, d, key, state))(True)
+    jax.tree.map(np.testing.assert_array_equal, out, initial_state(key))
+    out = reset_where(initial_state, jnp.bool_(False), key, state)
+    jax.tree.map(np.testing.assert_array_equal, out, state)
+    # Only `done` batched: key and state broadcast inside the batched rule.
+    done = jnp.array([True, False, True])
+    out = jax.vmap(lambda d: reset_where(initial_state, d, key, state))(done)
+    np.testing.assert_array_equal(out["a"][1], np.zeros(3))
+    np.testing.assert_array_equal(out["a"][0], initial_state(key)["a"])
+
+
+def test_nested_vmap_and_scan():
+    keys = jax.random.split(jax.random.PRNGKey(1), 12).reshape(3, 4, -1)
+    done = jnp.arange(12).reshape(3, 4) % 5 == 0
+    state = {"a": jnp.zeros((3, 4, 3), jnp.int32), "b": jnp.zeros((3, 4), jnp.float32)}
+    inner = jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s))
+    out = jax.jit(jax.vmap(inner))(done, keys, state)
+    flat = jax.tree.map(lambda x: x.reshape(12, *x.shape[2:]), state)
+    expected = reference(np.asarray(done).ravel(), keys.reshape(12, -1), flat)
+    np.testing.assert_array_equal(out["a"].reshape(12, 3), expected["a"])
+
+    def body(s, d):
+        return inner(d, keys[0], s), None
+
+    dones = jnp.array([[True, False, False, False], [False, True, True, True]])
+    final, _ = jax.lax.scan(body, jax.tree.map(lambda x: x[0], state), dones)
+    assert (np.asarray(final["a"]) != 0).any(axis=1).all()
+
+
+def test_the_sparse_path_draws_only_capacity_layouts():
+    batch = 8 * autoreset.SPARSE_FRACTION
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s)))(
+        jnp.zeros(batch, bool),
+        jax.random.split(jax.random.PRNGKey(0), batch),
+        {"a": jnp.zeros((batch, 3), jnp.int32), "b": jnp.zeros(batch)},
+    )
+    text = str(jaxpr)
+    # Two branches: 8 layouts (the sparse capacity) or all 64.
+    assert "u32[8,3]" in text and "u32[64,3]" in text
