@@ -3,7 +3,9 @@
 MiniGrid places things by rejection sampling (``place_obj``: draw a cell uniformly in a
 rectangle until it is empty, not the agent's, and not rejected). The accepted cell is then
 uniform over the admissible cells, so here we draw it directly from a boolean mask in one
-fixed-cost step: no `while_loop`, the same cost under `vmap`.
+fixed-cost step: no `while_loop`, the same cost under `vmap`. `pick_cell` does it from one
+random word (the cheap form every family uses); `sample_cell` from one uniform per cell.
+`mixed_radix` splits one random word into several small uniform integers.
 """
 
 from __future__ import annotations
@@ -50,3 +52,35 @@ def rect_mask(width: int, height: int, top: tuple[int, int], size: tuple[int, in
 def put(grid: Array, pos: Array, cell: tuple[int, int, int] | Array) -> Array:
     """u8[W, H, 3]: ``grid`` with ``cell`` written at ``pos`` (MiniGrid's ``put_obj``)."""
     return cells.write_cell(grid, pos, cell)
+
+
+def pick_cell(mask: Array, bits: Array) -> Array:
+    """i32[2]: a uniform True cell of ``mask`` (bool[W, H]) from 32 random ``bits`` (u32[]).
+
+    Draws a rank among the True cells (modulo bias < count / 2**32) and finds that cell in two
+    short prefix sums, over the column counts and then within the chosen column. It costs one
+    random word per draw instead of `layout.sample_cell`'s one per cell (threefry per cell
+    dominates a vmapped reset on CPU), and avoids a prefix sum over all W*H cells (XLA's CPU
+    cumsum is quadratic in its length). An empty mask gives ``(0, 0)``.
+    """
+    per_column = mask.sum(axis=1, dtype=jnp.int32)  # i32[W]
+    rank = (bits % jnp.maximum(per_column.sum(), 1).astype(jnp.uint32)).astype(jnp.int32)
+    through = jnp.cumsum(per_column)  # True cells in columns 0..x
+    x = jnp.argmax(through > rank)
+    rank_in_column = rank - (through[x] - per_column[x])
+    y = jnp.argmax(jnp.cumsum(mask[x].astype(jnp.int32)) > rank_in_column)
+    return jnp.stack([x, y]).astype(jnp.int32)
+
+
+def mixed_radix(word: Array, *radices: int | Array) -> list[Array]:
+    """Splits one random u32[] into digits ``d_i`` in ``[0, radices[i])`` (i32[] each).
+
+    The modulo bias is below ``prod(radices) / 2**32``: negligible for the few small ranges a
+    layout needs (checked against MiniGrid by the distribution tests).
+    """
+    digits = []
+    for radix in radices:
+        radix = jnp.asarray(radix, jnp.uint32)
+        digits.append((word % radix).astype(jnp.int32))
+        word = word // radix
+    return digits

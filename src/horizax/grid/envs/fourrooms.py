@@ -31,7 +31,7 @@ from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.cells import position_mask
 from horizax.grid.environment import LayoutFn
-from horizax.grid.layout import empty_cells
+from horizax.grid.layout import empty_cells, pick_cell
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.state import State, make_state, walled_grid
 
@@ -54,24 +54,6 @@ def _free_cell(rank: Array, gap_cells: Array) -> Array:
     )
     in_gap = gap_cells[jnp.clip(rank - 4 * ROOM_CELLS, 0, 3)]
     return jnp.where(rank < 4 * ROOM_CELLS, in_room, in_gap).astype(jnp.int32)
-
-
-def pick_cell(mask: Array, bits: Array) -> Array:
-    """i32[2]: a uniform True cell of ``mask`` (bool[W, H]) from 32 random ``bits`` (u32[]).
-
-    Draws a rank among the True cells (modulo bias < count / 2**32) and finds that cell in two
-    short prefix sums, over the column counts and then within the chosen column. It costs one
-    random word per draw instead of `layout.sample_cell`'s one per cell (threefry per cell
-    dominates a vmapped reset on CPU), and avoids a prefix sum over all W*H cells (XLA's CPU
-    cumsum is quadratic in its length). An empty mask gives ``(0, 0)``.
-    """
-    per_column = mask.sum(axis=1, dtype=jnp.int32)  # i32[W]
-    rank = (bits % jnp.maximum(per_column.sum(), 1).astype(jnp.uint32)).astype(jnp.int32)
-    through = jnp.cumsum(per_column)  # True cells in columns 0..x
-    x = jnp.argmax(through > rank)
-    rank_in_column = rank - (through[x] - per_column[x])
-    y = jnp.argmax(jnp.cumsum(mask[x].astype(jnp.int32)) > rank_in_column)
-    return jnp.stack([x, y]).astype(jnp.int32)
 
 
 def fourrooms_layout(
