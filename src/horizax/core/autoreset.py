@@ -7,8 +7,8 @@ of a step's work, although only a handful of a batch's environments end on any g
 
 `reset_where` keeps the per-environment meaning and gives `vmap` a better rule
 (`jax.custom_batching.custom_vmap`): when at most ``batch_size // SPARSE_FRACTION`` of the
-batch is done this step, only that many layouts are drawn (for the done environments,
-gathered by rank) and selected into place; otherwise (e.g. a batch truncating in sync) every
+batch is done this step, only that many layouts are drawn (for the done environments) and
+scattered into place; otherwise (e.g. a batch truncating in sync) every
 environment's layout is drawn, as before. Both paths give identical results, since a layout
 is a pure function of its key. Unbatched, it is a real `lax.cond`: only one branch runs.
 """
@@ -68,12 +68,12 @@ def reset_where(initial_state: Callable[[Array], S], done: Array, key: Array, st
         capacity = max(1, axis_size // SPARSE_FRACTION)
 
         def sparse() -> S:
-            # The done environments' indices, padded; each done environment takes the fresh
-            # layout of its rank among the done ones.
-            (index,) = jnp.nonzero(done, size=capacity, fill_value=0)
-            fresh = jax.vmap(initial_state)(key[index])
-            rank = jnp.clip(jnp.cumsum(done) - 1, 0, capacity - 1)
-            return _select(done, jax.tree.map(lambda x: x[rank], fresh), state)
+            # The done environments' indices, padded with an out-of-range index whose writes
+            # are dropped: draw `capacity` layouts and scatter them into place (only the
+            # rows of the done environments are touched).
+            (index,) = jnp.nonzero(done, size=capacity, fill_value=axis_size)
+            fresh = jax.vmap(initial_state)(key[jnp.minimum(index, axis_size - 1)])
+            return jax.tree.map(lambda old, new: old.at[index].set(new, mode="drop"), state, fresh)
 
         def dense() -> S:
             return _select(done, jax.vmap(initial_state)(key), state)
