@@ -21,9 +21,11 @@ def reference(done, keys, state):
     return jax.tree.map(pick, fresh, state)
 
 
-@pytest.mark.parametrize("n_done", [0, 1, 3, 4, 5, 32])  # capacity of 32 is 4
-def test_vmapped_matches_the_per_environment_rule(n_done):
-    batch = 32
+@pytest.mark.parametrize(
+    ("batch", "n_done"),
+    [(32, 0), (32, 1), (32, 5), (32, 32), (100, 2), (100, 3), (100, 4), (100, 50), (100, 100)],
+)  # rounds of 1 environment at batch 32, of 3 at batch 100 (the last one partial)
+def test_vmapped_matches_the_per_environment_rule(batch, n_done):
     keys = jax.random.split(jax.random.PRNGKey(0), batch)
     state = {"a": -jnp.ones((batch, 3), jnp.int32), "b": -jnp.ones(batch, jnp.float32)}
     done = np.zeros(batch, bool)
@@ -65,13 +67,14 @@ def test_nested_vmap_and_scan():
     assert (np.asarray(final["a"]) != 0).any(axis=1).all()
 
 
-def test_the_sparse_path_draws_only_capacity_layouts():
-    batch = 8 * autoreset.SPARSE_FRACTION
+def test_layouts_are_drawn_in_rounds_of_a_fraction_of_the_batch():
+    batch = 2 * autoreset.ROUND_FRACTION
     jaxpr = jax.make_jaxpr(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s)))(
         jnp.zeros(batch, bool),
         jax.random.split(jax.random.PRNGKey(0), batch),
         {"a": jnp.zeros((batch, 3), jnp.int32), "b": jnp.zeros(batch)},
     )
     text = str(jaxpr)
-    # Two branches: 8 layouts (the sparse capacity) or all 64.
-    assert "u32[8,3]" in text and "u32[64,3]" in text
+    # One traced draw of 2 layouts (a round), inside the loop; never one of all 64.
+    assert "u32[2,3]" in text and "u32[64,3]" not in text
+    assert "while" in text

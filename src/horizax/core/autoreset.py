@@ -6,10 +6,12 @@ at *every* step -- for costly layouts (MultiRoom, ObstructedMaze, KeyCorridor) t
 of a step's work, although only a handful of a batch's environments end on any given step.
 
 `reset_where` keeps the per-environment meaning and gives `vmap` a better rule
-(`jax.custom_batching.custom_vmap`): when at most ``batch_size // SPARSE_FRACTION`` of the
-batch is done this step, only that many layouts are drawn (for the done environments) and
-scattered into place; otherwise (e.g. a batch truncating in sync) every
-environment's layout is drawn, as before. Both paths give identical results, since a layout
+(`jax.custom_batching.custom_vmap`): the done environments are listed, and layouts are drawn
+for them in rounds of ``max(1, batch_size // ROUND_FRACTION)`` environments, each round
+scattered into place (a `while_loop` with ``ceil(done / round)`` trips: none at all on the
+many steps where no environment finished, one on most others, and about as much work as
+drawing every layout when a whole batch truncates in sync). The layout is compiled once for
+the step, in the loop's body. Results are those of the per-environment rule, since a layout
 is a pure function of its key. Unbatched, it is a real `lax.cond`: only one branch runs.
 """
 
@@ -25,19 +27,11 @@ from jax.custom_batching import custom_vmap
 
 S = TypeVar("S")
 
-SPARSE_FRACTION = 8  # draw at most batch_size // 8 layouts per step on the sparse path
+ROUND_FRACTION = 32  # each round draws batch_size // 32 layouts (at least one)
 
 
 def _broadcast(value: Any, batched: bool, size: int) -> Any:
     return value if batched else jnp.broadcast_to(value, (size, *jnp.shape(value)))
-
-
-def _select(done: Array, fresh: Any, current: Any) -> Any:
-    def pick(new: Array, old: Array) -> Array:
-        mask = done.reshape(done.shape + (1,) * (old.ndim - done.ndim))
-        return jnp.where(mask, new, old)
-
-    return jax.tree.map(pick, fresh, current)
 
 
 def reset_where(initial_state: Callable[[Array], S], done: Array, key: Array, state: S) -> S:
@@ -65,20 +59,19 @@ def reset_where(initial_state: Callable[[Array], S], done: Array, key: Array, st
         done = _broadcast(done, done_batched, axis_size)
         key = _broadcast(key, key_batched, axis_size)
         state = jax.tree.map(lambda x, b: _broadcast(x, b, axis_size), state, state_batched)
-        capacity = max(1, axis_size // SPARSE_FRACTION)
+        size = max(1, axis_size // ROUND_FRACTION)
+        rounds = -(-axis_size // size)
+        # Indices of the done environments, padded with an out-of-range index whose writes
+        # are dropped, to a whole number of rounds.
+        (done_index,) = jnp.nonzero(done, size=rounds * size, fill_value=axis_size)
 
-        def sparse() -> S:
-            # The done environments' indices, padded with an out-of-range index whose writes
-            # are dropped: draw `capacity` layouts and scatter them into place (only the
-            # rows of the done environments are touched).
-            (index,) = jnp.nonzero(done, size=capacity, fill_value=axis_size)
+        def one_round(r: Array, state: S) -> S:
+            index = jax.lax.dynamic_slice(done_index, (r * size,), (size,))
             fresh = jax.vmap(initial_state)(key[jnp.minimum(index, axis_size - 1)])
             return jax.tree.map(lambda old, new: old.at[index].set(new, mode="drop"), state, fresh)
 
-        def dense() -> S:
-            return _select(done, jax.vmap(initial_state)(key), state)
-
-        out = jax.lax.cond(jnp.sum(done) <= capacity, sparse, dense)
+        trips = (jnp.sum(done, dtype=jnp.int32) + size - 1) // size
+        out = jax.lax.fori_loop(0, trips, one_round, state)
         return out, jax.tree.map(lambda _: True, out)
 
     return select(done, key, state)
