@@ -73,14 +73,25 @@ def pick_cell(mask: Array, bits: Array) -> Array:
 
 
 def mixed_radix(word: Array, *radices: int | Array) -> list[Array]:
-    """Splits one random u32[] into digits ``d_i`` in ``[0, radices[i])`` (i32[] each).
+    """Splits u32 ``word`` (any shape) into mixed-radix digits, i32 of the same shape each.
 
-    The modulo bias is below ``prod(radices) / 2**32``: negligible for the few small ranges a
-    layout needs (checked against MiniGrid by the distribution tests).
+    Digit k lies in ``[0, radices[k])`` and is uniform up to a bias below
+    ``prod(radices) / 2**32``: negligible for the few small ranges a layout needs (checked
+    against MiniGrid by the distribution tests); callers keep that product below ~10**5.
+    Divisions are `lax.div`/`lax.rem` (the values are non-negative): ``//`` and ``%`` add
+    sign fix-ups that cost compile time and nothing else here.
     """
-    digits = []
+    out = []
+    word = jnp.asarray(word, jnp.uint32)
     for radix in radices:
-        radix = jnp.asarray(radix, jnp.uint32)
-        digits.append((word % radix).astype(jnp.int32))
-        word = word // radix
-    return digits
+        radix = jnp.broadcast_to(jnp.asarray(radix, jnp.uint32), word.shape)
+        out.append(jax.lax.rem(word, radix).astype(jnp.int32))
+        word = jax.lax.div(word, radix)
+    return out
+
+
+def truncating_divmod(value: Array, divisor: int | Array) -> tuple[Array, Array]:
+    """``(value // divisor, value % divisor)`` for non-negative i32 ``value`` and positive
+    ``divisor``: plain truncating division, without the sign fix-ups of ``//`` and ``%``."""
+    divisor = jnp.broadcast_to(jnp.asarray(divisor, value.dtype), jnp.shape(value))
+    return jax.lax.div(value, divisor), jax.lax.rem(value, divisor)

@@ -28,6 +28,7 @@ from jax import Array
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
+from horizax.grid.layout import mixed_radix
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.state import State, make_state, walled_grid
 
@@ -72,17 +73,9 @@ def doorkey_layout(size: int) -> LayoutFn:
         # and key ranks, 182 * 181 values) -- far below what any test can resolve.
         words = jax.random.bits(key, (2,), jnp.uint32)
 
-        def digits(word: Array, *radices: Array | int) -> list[Array]:
-            out = []
-            for radix in radices:
-                radix = jnp.asarray(radix, jnp.uint32)
-                out.append((word % radix).astype(jnp.int32))
-                word = word // radix
-            return out
-
         # MiniGrid's `_rand_int(2, width - 2)`, `_rand_int(1, height - 2)` (high excluded) and
         # the agent's uniform direction.
-        split_digit, door_digit, direction = digits(words[0], size - 4, size - 3, 4)
+        split_digit, door_digit, direction = mixed_radix(words[0], size - 4, size - 3, 4)
         split = 2 + split_digit
         door_y = 1 + door_digit
         # `place_agent(size=(split, height))` then the key's `place_obj(top=(0, 0),
@@ -91,7 +84,7 @@ def doorkey_layout(size: int) -> LayoutFn:
         # Those cells are the rectangle x in [1, split-1], y in [1, size-2]; number them
         # x-major and draw ranks, the key's from one fewer cells, skipping the agent's rank.
         free = (split - 1) * rows
-        agent_rank, key_rank = digits(words[1], free, free - 1)
+        agent_rank, key_rank = mixed_radix(words[1], free, free - 1)
         key_rank = key_rank + (key_rank >= agent_rank)
         agent_pos = jnp.stack([1 + agent_rank // rows, 1 + agent_rank % rows])
         key_pos = jnp.stack([1 + key_rank // rows, 1 + key_rank % rows])

@@ -57,7 +57,7 @@ from jax import Array, lax
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.envs._roomgrid_draws import digits, divmod_
+from horizax.grid.layout import mixed_radix, truncating_divmod
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.state import State, make_state
@@ -167,28 +167,28 @@ def keycorridor_layout(room_size: int, num_rows: int) -> LayoutFn:
     def layout(key: Array) -> State:
         words = jax.random.bits(key, (num_words,), jnp.uint32)
         slot_words, misc = words[:num_slots], words[num_slots : num_slots + 3]
-        room_idx, door_colour, ball_colour, key_row = digits(
+        room_idx, door_colour, ball_colour, key_row = mixed_radix(
             misc[0], rows, C.NUM_COLORS, C.NUM_COLORS, rows
         )
-        ball_rank, key_rank = digits(misc[1], inner * inner, inner * inner)
+        ball_rank, key_rank = mixed_radix(misc[1], inner * inner, inner * inner)
         # Per slot: its door offset, the colour of a door added there, and a priority (the
         # slot index in the low bits keeps priorities distinct).
-        offset, colour = digits(slot_words, inner, C.NUM_COLORS)
+        offset, colour = mixed_radix(slot_words, inner, C.NUM_COLORS)
         rest = lax.div(slot_words, jnp.full_like(slot_words, inner * C.NUM_COLORS))
         priority = ((rest >> 5) << 5) | slot_index
 
         locked_y = room_idx * step + 1 + offset[left_of + room_idx]
-        ball_x, ball_y = divmod_(ball_rank, inner)
+        ball_x, ball_y = truncating_divmod(ball_rank, inner)
         ball_pos = jnp.stack([2 * step + 1 + ball_x, room_idx * step + 1 + ball_y])
-        key_x, key_y = divmod_(key_rank, inner)
+        key_x, key_y = truncating_divmod(key_rank, inner)
         key_pos = jnp.stack([1 + key_x, key_row * step + 1 + key_y])
         # The agent: a uniform admissible pair, skipping the one facing the locked door.
         blocked = room_idx == mid
         skipped = 4 * ((inner - 1) * column_cells + (locked_y - y_lo))  # direction 0
-        (rank,) = digits(misc[2], num_pairs - blocked.astype(jnp.int32))
+        (rank,) = mixed_radix(misc[2], num_pairs - blocked.astype(jnp.int32))
         pair = rank + (blocked & (rank >= skipped))
-        cell, agent_dir = divmod_(pair, 4)
-        cell_x, cell_y = divmod_(cell, column_cells)
+        cell, agent_dir = truncating_divmod(pair, 4)
+        cell_x, cell_y = truncating_divmod(cell, column_cells)
         agent_pos = jnp.stack([step + 1 + cell_x, y_lo + cell_y])
 
         # connect_all. The locked room is already joined (through its locked door, which

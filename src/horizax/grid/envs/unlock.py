@@ -39,7 +39,7 @@ from jax import Array
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.envs._roomgrid_draws import digits
+from horizax.grid.layout import mixed_radix
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.state import State, make_state
@@ -96,7 +96,7 @@ def unlock_layout(box: bool = False, blocker: bool = False) -> LayoutFn:
 
     def layout(key: Array) -> State:
         words = jax.random.bits(key, (2,), jnp.uint32)
-        door_offset, door_colour, box_colour, ball_colour, box_rank = digits(
+        door_offset, door_colour, box_colour, ball_colour, box_rank = mixed_radix(
             words[0], INNER, C.NUM_COLORS, C.NUM_COLORS, C.NUM_COLORS, len(box_cells)
         )
         # MiniGrid's door slot on the right wall of room (0, 0): `_rand_int(1, room_size - 1)`.
