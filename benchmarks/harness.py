@@ -209,13 +209,17 @@ def _memory_analysis(compiled: Any) -> dict[str, int] | None:
     return out
 
 
-def time_rollout(rollout_fn: RolloutFn, key: jax.Array, repeats: int = 3) -> dict[str, Any]:
+def time_rollout(
+    rollout_fn: RolloutFn, key: jax.Array, repeats: int = 3, keep_compiled: bool = False
+) -> dict[str, Any]:
     """Compiles and times one rollout function.
 
     Args:
         rollout_fn: un-jitted ``rollout(key)``.
         key: the PRNG key passed to every call.
         repeats: number of timed calls after the warm-up call; the best is kept.
+        keep_compiled: also return the executable under ``"compiled"`` (not JSON-able), so a
+            caller can time it again without compiling twice.
 
     Returns:
         Dict with ``lower_s`` (trace + lower), ``xla_compile_s``, ``compile_s``
@@ -249,7 +253,7 @@ def time_rollout(rollout_fn: RolloutFn, key: jax.Array, repeats: int = 3) -> dic
     best = min(range(repeats), key=times.__getitem__)
 
     episodes, checksum = (int(np.asarray(x)) for x in out)
-    return {
+    result = {
         "lower_s": t1 - t0,
         "xla_compile_s": t2 - t1,
         "compile_s": t2 - t0,
@@ -264,6 +268,9 @@ def time_rollout(rollout_fn: RolloutFn, key: jax.Array, repeats: int = 3) -> dic
         "memory": _memory_analysis(compiled),
         "rss_delta_bytes": max(0, _max_rss_bytes() - rss_before),
     }
+    if keep_compiled:
+        result["compiled"] = compiled
+    return result
 
 
 def measure(

@@ -124,7 +124,13 @@ def on_memory_failure(prev_state: State, action: Array, state: State) -> Array:
 
 
 DEFAULT_TERMINATION = compose(on_goal_reached, on_lava_fall, on_ball_hit)
-"""Goal, lava or ball hit: MiniGrid's default terminal conditions."""
+"""Goal, lava or ball hit: seed 000's default (an `Environment` uses it unless overridden).
+
+MiniGrid's base ``step`` itself ends episodes on goal and lava only; a ball ends one in
+MiniGrid where the family says so (Dynamic-Obstacles). The MiniGrid ids whose balls are
+objects to carry (Playground, ...) therefore compose ``on_goal_reached`` and ``on_lava_fall``
+alone; the goal families have no balls, so the default and MiniGrid agree on them.
+"""
 
 __all__ = [
     "DEFAULT_TERMINATION",
