@@ -134,3 +134,8 @@ def test_box_cell_rejects_impossible_contents():
         cells.box_cell(C.RED, (C.DOOR, C.RED))
     with pytest.raises(ValueError, match="key, ball or box"):
         cells.box_cell(C.RED, (C.KEY, 6))
+
+
+def test_box_cell_takes_a_traced_content_colour():
+    cell = jax.jit(lambda c: jnp.stack(cells.box_cell(C.GREY, (C.KEY, c))))(jnp.int32(C.BLUE))
+    assert tuple(np.asarray(cell)) == cells.box_cell(C.GREY, (C.KEY, C.BLUE))

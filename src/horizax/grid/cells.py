@@ -10,6 +10,8 @@ boxes with state 0 exactly as MiniGrid encodes them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 from jax import Array
@@ -75,17 +77,23 @@ def put_inside(grid: Array, pos: Array, cell: Array) -> Array:
     )
 
 
-def box_cell(colour: int, content: tuple[int, int] | None = None) -> tuple[int, int, int]:
+def box_cell(colour: Any, content: tuple[Any, Any] | None = None) -> tuple[Any, Any, Any]:
     """The encoding of a box of ``colour`` holding ``content = (kind, colour)`` (or nothing).
 
     Args:
-        colour: the box's colour index.
-        content: ``(object, colour)`` of the object inside, e.g. ``(C.KEY, C.RED)``.
+        colour: the box's colour index (an int or a traced i32[]).
+        content: ``(object, colour)`` of the object inside, e.g. ``(C.KEY, C.RED)``; the
+            colour may be traced (e.g. drawn in a layout), the kind must be a Python int.
+
+    Raises:
+        ValueError: for a content kind other than key, ball or box, or a concrete colour out
+            of range.
     """
     if content is None:
         return (C.BOX, colour, 0)
     kind, content_colour = content
-    if kind not in (C.KEY, C.BALL, C.BOX) or not 0 <= content_colour < C.NUM_COLORS:
+    bad_colour = isinstance(content_colour, int) and not 0 <= content_colour < C.NUM_COLORS
+    if kind not in (C.KEY, C.BALL, C.BOX) or bad_colour:
         raise ValueError(f"a box can hold a key, ball or box of a valid colour, got {content}")
     return (C.BOX, colour, (kind << 3) | content_colour)
 
