@@ -165,6 +165,7 @@ def _run_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
                 raise RuntimeError(f"pair {index} B={B} failed:\n{proc.stderr[-3000:]}")
             for record in new:
                 record["idle_wait_s"] = waited
+                record["command"] = " ".join(["python benchmarks/compare.py", *sys.argv[1:]])
             records += new
             ratio = new[0]["steps_per_s"] / new[1]["steps_per_s"]
             print(f"{comparison[0]} B={B}: {ratio:.2f}x (load {load_average()})", flush=True)
@@ -184,7 +185,8 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
     lines = [
         "# Benchmark results",
         "",
-        "Produced by `benchmarks/compare.py` in ONE run: every library through the same harness",
+        "Produced by `benchmarks/compare.py` (commands below; `--only` reruns some comparisons",
+        "and keeps the other records): every library through the same harness",
         "(`benchmarks/harness.py`: one jitted function = vmapped reset of B envs, then a",
         "`lax.scan` of T vmapped steps with pre-sampled uniform random actions and each",
         "library's own autoreset, reducing every step's observation into the output).",
@@ -195,8 +197,13 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
         f"- JAX {first.get('jax_version')}, {first['machine'].get('cpu_model')}, "
         f"{first['machine'].get('cpu_count')} CPUs, Python {first['machine'].get('python')}, "
         f"backend {first['machine'].get('jax_backend')}",
-        f"- command: `{' '.join(['python', 'benchmarks/compare.py', *sys.argv[1:]])}` "
-        "(from the peer venv, see `benchmarks/README.md`)",
+        "- commands (from the peer venv, see `benchmarks/README.md`): "
+        + ", ".join(
+            f"`{c}`"
+            for c in dict.fromkeys(
+                r.get("command", "python benchmarks/compare.py") for r in records
+            )
+        ),
         "- `load` is the 1-minute load average before/after the timed calls.",
         "",
         "## Ratios against the targets of issues 2 and 3",
@@ -247,6 +254,12 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
         "(256 Empty, 640 DoorKey). xland-minigrid autoresets on the terminal step",
         "(GymAutoResetWrapper), navix and horizax on the step after it.",
         "",
+        "MultiRoom-N6 (issue 3) has no row: navix 4.0.0's scanned rollout for",
+        "`Navix-MultiRoom-N6-v0` was still compiling after 24 min 56 s of CPU time on this",
+        "machine (killed; its vmapped reset alone compiles in 9 min 45 s), while horizax's",
+        "reset + step compile in about 3 s + 5 s (B=1024). The compile target (<= 1/4) holds",
+        "by two orders of magnitude; the steps/s ratio could not be measured.",
+        "",
     ]
     return "\n".join(lines)
 
@@ -272,7 +285,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         nargs="+",
         default=None,
-        help="run only these comparison indices; their records replace the old ones in the JSON",
+        help="run only these comparisons (indices); their new records replace those with the "
+        "same index and batch size in the JSON, the others are kept",
     )
     args = parser.parse_args(argv)
     out_json = os.path.join(HERE, "results_compare.json")
@@ -280,7 +294,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         fresh = _run_pairs(args)
         if args.only is not None and os.path.exists(out_json):
             with open(out_json, encoding="utf-8") as f:
-                kept = [r for r in json.load(f) if r["comparison"] not in args.only]
+                kept = [
+                    r
+                    for r in json.load(f)
+                    if r["comparison"] not in args.only or r["B"] not in args.batch
+                ]
             fresh = kept + fresh
         with open(out_json, "w", encoding="utf-8") as f:
             json.dump(fresh, f, indent=2, default=str)

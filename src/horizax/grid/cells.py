@@ -2,10 +2,11 @@
 
 Box contents. MiniGrid's boxes may hold one object (ObstructedMaze hides keys in them), and a
 box's encoding shows ``state = 0`` whatever it holds. horizax keeps the content in the box's
-own state channel, ``content_kind << 3 | content_colour`` (0 for an empty box; a key, ball or
-box content gives 40..61), so a box carries its content when picked up, dropped or toggled
-with no extra array. Everything an agent or a test sees goes through `visible`, which shows
-boxes with state 0 exactly as MiniGrid encodes them.
+own state channel, ``content_kind << 5 | content_colour << 2`` (0 for an empty box), so a box
+carries its content when picked up, dropped or toggled with no extra array. The two low bits
+are always 0 for a box and hold every other state there is (door states 0..2, the agent's
+direction 0..3 in `symbolic`), so `visible` -- what every observation goes through -- is one
+bitwise AND that shows boxes with state 0 exactly as MiniGrid encodes them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ import jax.numpy as jnp
 from jax import Array
 
 from horizax.grid import constants as C
+
+CONTENT_KIND_SHIFT = 5  # a box's content kind (5..7) in bits 5..7 of its state channel
+CONTENT_COLOUR_SHIFT = 2  # its colour (0..5) in bits 2..4
+VISIBLE_MASK = (0xFF, 0xFF, 0x03)  # keeps door states and directions, drops box contents
 
 
 def can_overlap(cell: Array) -> Array:
@@ -95,18 +100,17 @@ def box_cell(colour: Any, content: tuple[Any, Any] | None = None) -> tuple[Any, 
     bad_colour = isinstance(content_colour, int) and not 0 <= content_colour < C.NUM_COLORS
     if kind not in (C.KEY, C.BALL, C.BOX) or bad_colour:
         raise ValueError(f"a box can hold a key, ball or box of a valid colour, got {content}")
-    return (C.BOX, colour, (kind << 3) | content_colour)
+    return (C.BOX, colour, (kind << CONTENT_KIND_SHIFT) | (content_colour << CONTENT_COLOUR_SHIFT))
 
 
 def box_content(cell: Array) -> Array:
     """u8[..., 3]: what toggling the box ``cell`` leaves behind (the empty cell if nothing)."""
     packed = cell[..., 2].astype(jnp.int32)
-    kind = jnp.where(packed == 0, C.EMPTY, packed >> 3)
-    colour = jnp.where(packed == 0, 0, packed & 7)
+    kind = jnp.where(packed == 0, C.EMPTY, packed >> CONTENT_KIND_SHIFT)
+    colour = jnp.where(packed == 0, 0, (packed >> CONTENT_COLOUR_SHIFT) & 7)
     return jnp.stack([kind, colour, jnp.zeros_like(kind)], axis=-1).astype(cell.dtype)
 
 
 def visible(cell: Array) -> Array:
     """u8[..., 3]: the encoding as MiniGrid shows it: boxes with ``state = 0``."""
-    state = jnp.where(cell[..., 0] == C.BOX, jnp.zeros_like(cell[..., 2]), cell[..., 2])
-    return jnp.concatenate([cell[..., :2], state[..., None]], axis=-1)
+    return cell & jnp.asarray(VISIBLE_MASK, cell.dtype)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import horizax
+from horizax.grid import cells, missions
 from horizax.grid import constants as C
-from horizax.grid import missions
 from horizax.grid.envs._bitdraws import select_bit
 from horizax.grid.envs._obstructedmaze_layout import _count_words, generate
 from horizax.grid.envs.obstructedmaze import (
@@ -168,7 +168,7 @@ def test_every_layout_is_well_formed(env_id):
         inner = _room_inner(grid, i, j)
         if cfg.key_in_box:
             items = (inner[..., 0] == C.BOX) & (inner[..., 1] == BOX_COLOUR)
-            colours = inner[..., 2].astype(int) - BOX_WITH_KEY
+            colours = (inner[..., 2].astype(int) - BOX_WITH_KEY) >> cells.CONTENT_COLOUR_SHIFT
             assert not (inner[..., 0] == C.KEY).any()
         else:
             items = inner[..., 0] == C.KEY

@@ -31,7 +31,7 @@ CORNERS = ((2, 0), (2, 2), (0, 2), (0, 0))
 # yellow): its entries 0, 1 and 2 make the target ball blue, the blocking balls green and
 # the boxes grey.
 TARGET_COLOUR, BLOCKER_COLOUR, BOX_COLOUR = C.BLUE, C.GREEN, C.GREY
-# A box hiding a key of colour c has state BOX_WITH_KEY + c (`cells.box_cell`'s packing).
+# A box hiding a key of colour c has state BOX_WITH_KEY + (c << cells.CONTENT_COLOUR_SHIFT).
 BOX_WITH_KEY = cells.box_cell(BOX_COLOUR, (C.KEY, 0))[2]
 
 
@@ -199,7 +199,11 @@ def generate(cfg: Config, key: Array) -> State:
             _, i, j, slot = op
             pos = _cell_at(draw_bit(digits, free((i, j))), _origin(i, j))
             if cfg.key_in_box:  # a grey box holding the key
-                item = ((C.BOX, BOX_COLOUR, BOX_WITH_KEY), 2, colours[slot])
+                item = (
+                    (C.BOX, BOX_COLOUR, BOX_WITH_KEY),
+                    2,
+                    colours[slot] << cells.CONTENT_COLOUR_SHIFT,
+                )
             else:
                 item = ((C.KEY, 0, 0), 1, colours[slot])
             placed.append(("key", (i, j), pos, item))
