@@ -104,6 +104,25 @@ def minigrid_layouts(
     )
 
 
+def compare_with_minigrid(
+    env_id: str,
+    features: Callable[[Layouts], dict[str, np.ndarray]],
+    n: int,
+    *,
+    n_minigrid: int | None = None,
+    mission_fn: Callable[[Any], Any] | None = None,
+) -> None:
+    """`compare_layouts` of ``n`` horizax resets of ``env_id`` and ``n_minigrid`` (default n)
+    MiniGrid resets, MiniGrid's missions read with ``mission_fn``."""
+    import horizax
+
+    ours = horizax_layouts(horizax.make(env_id), n)
+    theirs = minigrid_layouts(
+        env_id, n if n_minigrid is None else n_minigrid, mission_fn=mission_fn
+    )
+    compare_layouts(features, ours, theirs)
+
+
 def cells_of(
     grid: np.ndarray, obj: int, color: int | None = None, state: int | None = None
 ) -> np.ndarray:

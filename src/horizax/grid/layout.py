@@ -36,6 +36,15 @@ def sample_direction(key: Array) -> Array:
     return jax.random.randint(key, (), 0, 4, dtype=jnp.int32)
 
 
+def random_agent(key: Array, grid: Array) -> tuple[Array, Array]:
+    """``(pos i32[2], dir i32[])``: MiniGrid's ``place_agent()`` on the whole grid.
+
+    A uniform empty cell and a uniform direction (Empty-Random, DistShift with no fixed start).
+    """
+    pos_key, dir_key = jax.random.split(key)
+    return sample_cell(pos_key, empty_cells(grid)), sample_direction(dir_key)
+
+
 def empty_cells(grid: Array) -> Array:
     """bool[W, H]: cells with nothing in them (MiniGrid's ``grid.get(x, y) is None``)."""
     return grid[..., 0] == C.EMPTY

@@ -181,9 +181,7 @@ def fetch_features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_layout_distribution_matches_minigrid(env_id):
-    ours = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)
-    theirs = dist.minigrid_layouts(env_id, N_LAYOUTS, mission_fn=fetch_mission)
-    dist.compare_layouts(fetch_features, ours, theirs)
+    dist.compare_with_minigrid(env_id, fetch_features, N_LAYOUTS, mission_fn=fetch_mission)
 
 
 @pytest.mark.parametrize("env_id", IDS)

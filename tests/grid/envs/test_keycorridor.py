@@ -131,9 +131,13 @@ def test_lockstep_with_minigrid(env_id):
 @pytest.mark.parametrize("env_id", IDS)
 def test_layout_distribution_matches_minigrid(env_id):
     size, rows = SHAPES[env_id]
-    ours = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)
-    theirs = dist.minigrid_layouts(env_id, N_MINIGRID, mission_fn=driver.pickup_mission)
-    dist.compare_layouts(keycorridor_features(size, rows), ours, theirs)
+    dist.compare_with_minigrid(
+        env_id,
+        keycorridor_features(size, rows),
+        N_LAYOUTS,
+        n_minigrid=N_MINIGRID,
+        mission_fn=driver.pickup_mission,
+    )
 
 
 def reachable_batch(passable: np.ndarray, start: np.ndarray) -> np.ndarray:

@@ -61,9 +61,7 @@ def test_lockstep_with_minigrid(env_id):
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_layout_distribution_matches_minigrid(env_id):
-    ours = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)
-    theirs = dist.minigrid_layouts(env_id, N_LAYOUTS)
-    dist.compare_layouts(lavagap_features, ours, theirs)
+    dist.compare_with_minigrid(env_id, lavagap_features, N_LAYOUTS)
 
 
 @pytest.mark.parametrize("env_id", IDS)

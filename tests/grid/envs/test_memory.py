@@ -99,9 +99,7 @@ def memory_features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_layout_distribution_matches_minigrid(env_id):
-    ours = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)
-    theirs = dist.minigrid_layouts(env_id, N_LAYOUTS, mission_fn=mission_of)
-    dist.compare_layouts(memory_features, ours, theirs)
+    dist.compare_with_minigrid(env_id, memory_features, N_LAYOUTS, mission_fn=mission_of)
 
 
 def expected_walls(size: int, end: int) -> np.ndarray:

@@ -102,9 +102,9 @@ def test_lockstep_with_minigrid(env_id):
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_layout_distribution_matches_minigrid(env_id):
-    ours = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS[env_id])
-    theirs = dist.minigrid_layouts(env_id, N_LAYOUTS[env_id], mission_fn=driver.mission_fn)
-    dist.compare_layouts(driver.layout_features(env_id), ours, theirs)
+    dist.compare_with_minigrid(
+        env_id, driver.layout_features(env_id), N_LAYOUTS[env_id], mission_fn=driver.mission_fn
+    )
 
 
 def _room_inner(grid: np.ndarray, i: int, j: int) -> np.ndarray:

@@ -99,9 +99,7 @@ def redbluedoors_features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_layout_distribution_matches_minigrid(env_id):
-    ours = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)
-    theirs = dist.minigrid_layouts(env_id, N_LAYOUTS, mission_fn=mission_of)
-    dist.compare_layouts(redbluedoors_features, ours, theirs)
+    dist.compare_with_minigrid(env_id, redbluedoors_features, N_LAYOUTS, mission_fn=mission_of)
 
 
 @pytest.mark.parametrize("env_id", IDS)

@@ -128,9 +128,7 @@ FEATURES = {
 @pytest.mark.parametrize("env_id", IDS)
 def test_layout_distribution_matches_minigrid(env_id):
     mission_fn = MISSION_FNS[env_id] or bridge.fixed_mission
-    ours = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)
-    theirs = dist.minigrid_layouts(env_id, N_LAYOUTS, mission_fn=mission_fn)
-    dist.compare_layouts(FEATURES[env_id], ours, theirs)
+    dist.compare_with_minigrid(env_id, FEATURES[env_id], N_LAYOUTS, mission_fn=mission_fn)
 
 
 @pytest.mark.parametrize("env_id", IDS)

@@ -19,14 +19,13 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 from jax import Array
 
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.layout import empty_cells, sample_cell, sample_direction
+from horizax.grid.layout import random_agent
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.state import State, make_state, walled_grid
 
@@ -70,18 +69,11 @@ def distshift_layout(
     def layout(key: Array) -> State:
         grid = jnp.asarray(base)
         if agent_start_pos is None:
-            pos_key, dir_key = jax.random.split(key)
-            return make_state(
-                grid,
-                sample_cell(pos_key, empty_cells(grid)),
-                sample_direction(dir_key),
-                mission=missions.encode(missions.Template.GREEN_GOAL),
-            )
+            pos, direction = random_agent(key, grid)
+        else:
+            pos, direction = jnp.asarray(agent_start_pos), jnp.int32(agent_start_dir)
         return make_state(
-            grid,
-            jnp.asarray(agent_start_pos),
-            jnp.int32(agent_start_dir),
-            mission=missions.encode(missions.Template.GREEN_GOAL),
+            grid, pos, direction, mission=missions.encode(missions.Template.GREEN_GOAL)
         )
 
     return layout
