@@ -180,6 +180,12 @@ class Environment:
         """A copy whose `step` keeps applying actions after an episode ends."""
         return self.replace(autoreset=False)
 
+    def as_functional(self) -> Any:
+        """This environment behind the core protocol (`horizax.grid.functional.GridFunctional`)."""
+        from horizax.grid.functional import GridFunctional
+
+        return GridFunctional(self)
+
     @property
     def action_space(self) -> Discrete:
         """`Discrete(num_actions)`."""
