@@ -1,4 +1,8 @@
-"""Gymnax adapter: a horizax gridworld behind the ``gymnax.environments.Environment`` API.
+"""Gymnax adapter: a horizax environment behind the ``gymnax.environments.Environment`` API.
+
+Gridworlds are wrapped directly (seed 004); any other family with a core-protocol view (the
+Maze) goes through `horizax.adapters._functional_timestep`, which gives it the same
+`Timestep` accessors and the same autoreset rule, so everything below holds for both.
 
 Code written against gymnax (``(obs, state)`` from ``reset``, ``(obs, state, reward, done,
 info)`` from ``step``, an explicit ``params``) runs on a horizax environment after wrapping it::
@@ -54,12 +58,28 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"`gymnax` extra: pip install 'horizax[gymnax]'. Original error: {err}"
     ) from err
 
+from horizax.adapters._functional_timestep import FunctionalTimestep, FunctionalTimestepEnv
+from horizax.core import spaces
+from horizax.core.protocol import functional
 from horizax.core.step_type import discount as step_type_discount
 from horizax.grid.environment import Environment, Timestep
 
 __all__ = ["GymnaxState", "ToGymnax"]
 
 EnvParams = gymnax_environment.EnvParams
+
+
+def _to_gymnax_space(space: Any) -> Any:
+    """A horizax space as the gymnax space of the same values."""
+    if isinstance(space, spaces.Dict):
+        return gymnax_spaces.Dict({k: _to_gymnax_space(v) for k, v in space.spaces.items()})
+    if isinstance(space, spaces.Discrete):
+        return gymnax_spaces.Discrete(space.n)
+    if isinstance(space, spaces.Box):
+        return gymnax_spaces.Box(
+            low=space.low, high=space.high, shape=tuple(space.shape), dtype=space.dtype
+        )
+    raise TypeError(f"no gymnax equivalent for the space {space!r}")
 
 
 @struct.dataclass
@@ -72,13 +92,14 @@ class GymnaxState(gymnax_environment.EnvState):
     Attributes:
         time: i32[], ``timestep.t`` (steps taken in the episode), at the top level because
             gymnax code reads ``state.time`` for its own time-limit bookkeeping.
-        timestep: the underlying horizax `Timestep`.
+        timestep: the underlying horizax `Timestep` (a `FunctionalTimestep` with the same
+            accessors for families other than the gridworld, e.g. the Maze).
     """
 
-    timestep: Timestep
+    timestep: Timestep | FunctionalTimestep
 
     @classmethod
-    def from_timestep(cls, timestep: Timestep) -> GymnaxState:
+    def from_timestep(cls, timestep: Timestep | FunctionalTimestep) -> GymnaxState:
         """Wraps a horizax `Timestep`, setting ``time`` to ``timestep.t``."""
         return cls(time=timestep.t, timestep=timestep)
 
@@ -90,16 +111,28 @@ class ToGymnax(gymnax_environment.Environment):
     expect. See the module docstring for the episode-boundary and autoreset rules.
 
     Args:
-        env: the horizax environment to wrap (any `horizax.grid.environment.Environment`).
+        env: the horizax environment to wrap: a gridworld `Environment`, or any environment
+            with a core-protocol view (``as_functional()``, e.g. `horizax.maze.Maze`), which
+            is driven through `horizax.adapters._functional_timestep.FunctionalTimestepEnv`
+            with the same autoreset rule.
 
     Raises:
-        TypeError: if ``env`` is not a horizax gridworld `Environment`.
+        TypeError: if ``env`` is neither.
     """
 
-    def __init__(self, env: Environment) -> None:
-        if not isinstance(env, Environment):
-            raise TypeError(f"ToGymnax wraps a horizax grid Environment, got {type(env)!r}")
-        self._env = env
+    def __init__(self, env: Any) -> None:
+        self._source = env
+        if isinstance(env, Environment):
+            self._env: Any = env
+        else:
+            try:
+                fenv = functional(env)
+            except TypeError as err:
+                raise TypeError(
+                    f"ToGymnax wraps a horizax environment (a grid Environment or one with a "
+                    f"functional-protocol view, e.g. the Maze), got {type(env)!r}"
+                ) from err
+            self._env = FunctionalTimestepEnv(fenv)
 
     @classmethod
     def wrap(cls, env: Environment) -> tuple[ToGymnax, EnvParams]:
@@ -115,9 +148,9 @@ class ToGymnax(gymnax_environment.Environment):
         return gymnax_env, gymnax_env.default_params
 
     @property
-    def env(self) -> Environment:
+    def env(self) -> Any:
         """The wrapped horizax environment (read-only: environments are immutable)."""
-        return self._env
+        return self._source
 
     @property
     def default_params(self) -> EnvParams:
@@ -143,16 +176,14 @@ class ToGymnax(gymnax_environment.Environment):
         del params
         return gymnax_spaces.Discrete(self._env.num_actions)
 
-    def observation_space(self, params: EnvParams | None = None) -> gymnax_spaces.Box:
-        """The wrapped env's observation `Box` as a gymnax ``Box``; ``params`` is ignored.
+    def observation_space(self, params: EnvParams | None = None) -> Any:
+        """The wrapped env's observation space in gymnax terms; ``params`` is ignored.
 
-        low/high/shape/dtype are copied across (MiniGrid ids: u8[7, 7, 3] in ``[0, high]``).
+        A `Box` becomes a gymnax ``Box`` with low/high/shape/dtype copied across (MiniGrid ids:
+        u8[7, 7, 3] in ``[0, high]``); a `Dict` (the Maze) a gymnax ``Dict`` of those.
         """
         del params
-        space = self._env.observation_space
-        return gymnax_spaces.Box(
-            low=space.low, high=space.high, shape=tuple(space.shape), dtype=space.dtype
-        )
+        return _to_gymnax_space(self._env.observation_space)
 
     def reset(self, key: Array, params: EnvParams | None = None) -> tuple[Array, GymnaxState]:
         """Resets the wrapped environment.
