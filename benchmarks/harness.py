@@ -107,11 +107,13 @@ def make_floor_rollout(
 ) -> RolloutFn:
     """The harness's own cost: a rollout whose "environment" does almost nothing.
 
-    Its state is just an observation of the given shape and dtype; each step XORs the action
-    into it, so every step yields a new observation that the harness must reduce, exactly as
-    for a real library. No library can run the harness faster than this or compile it in
-    less time, so ``floor steps/s / peer steps/s`` bounds the ratio any library can reach
-    against that peer (and likewise for compile time).
+    Its state is just an observation of the given shape and dtype; each step writes the
+    action into its first element in place (a one-element ``dynamic_update_slice``), so every
+    step yields a new observation that the harness must reduce whole, exactly as for a real
+    library, for the least possible work. (Rewriting every element instead, e.g. an XOR with
+    the action, measured slower than real environments.) No library can run the harness much
+    faster than this or compile it in less time, so ``floor steps/s / peer steps/s`` bounds
+    the ratio any library can reach against that peer (and likewise for compile time).
 
     Args:
         obs_shape: shape of ONE environment's observation.
@@ -130,9 +132,10 @@ def make_floor_rollout(
         return jnp.zeros(tuple(obs_shape), dtype)
 
     def step(obs: jax.Array, action: jax.Array) -> jax.Array:
-        if jnp.issubdtype(dtype, jnp.integer):
-            return obs ^ action.astype(dtype)
-        return obs + action.astype(dtype)
+        corner = (0,) * obs.ndim
+        return jax.lax.dynamic_update_slice(
+            obs, action.astype(dtype).reshape((1,) * obs.ndim), corner
+        )
 
     return make_scan_rollout(
         reset=reset,
