@@ -4,8 +4,22 @@ Importing horizax has no side effects: no environment variables, precision flags
 or registrations happen until you call `make` or `registered_ids`.
 """
 
+from typing import Any
+
 from horizax.core.registry import make, registered_ids
 
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "make", "registered_ids"]
+
+# Submodules reachable as attributes (``horizax.done.terminated_or_truncated``) without
+# importing them up front: they load on first access.
+_LAZY_SUBMODULES = ("done", "maze", "grid", "core", "testing")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"horizax.{name}")
+    raise AttributeError(f"module 'horizax' has no attribute {name!r}")

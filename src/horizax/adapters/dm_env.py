@@ -1,0 +1,219 @@
+"""dm_env adapter: any horizax environment behind ``dm_env.Environment``.
+
+::
+
+    env = HorizaxEnv("MiniGrid-Empty-5x5-v0", seed=0)
+    timestep = env.reset()                  # FIRST: reward None, discount None
+    while not timestep.last():
+        timestep = env.step(agent(timestep.observation))
+
+Episode boundary (ARCHITECTURE.md, contract 1). dm_env has one ``LAST`` step type for both
+ways an episode ends and tells them apart by ``discount``: a termination ends with discount
+0.0 (nothing to bootstrap from), a truncation by the time limit with discount 1.0 (the
+observation is a regular state: bootstrap from it). ``MID`` steps have discount 1.0. The
+step after ``LAST`` starts a new episode and ignores its action, as dm_env specifies; so does
+a ``step`` before any ``reset``.
+
+Reset and step are the protocol's (`horizax.core.protocol`), jitted once per adapter;
+observations come back as numpy arrays (a dict of them for ``Dict`` spaces). The PRNG key
+of every episode is split from the one made from ``seed``, so two adapters with the same
+seed play the same episodes.
+
+Requires the ``dm_env`` extra: ``pip install 'horizax[dm_env]'``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+try:
+    import dm_env
+    from dm_env import specs
+except ImportError as err:  # pragma: no cover - exercised by a test that hides dm_env
+    raise ImportError(
+        "horizax.adapters.dm_env needs the optional dependency dm-env; install the `dm_env` "
+        f"extra: pip install 'horizax[dm_env]'. Original error: {err}"
+    ) from err
+
+from horizax.core import spaces
+from horizax.core.protocol import FunctionalEnv, Step, functional
+from horizax.core.registry import make
+
+__all__ = ["HorizaxEnv", "to_dm_env_spec"]
+
+
+def to_dm_env_spec(space: Any, name: str) -> Any:
+    """The dm_env spec of a horizax space.
+
+    Args:
+        space: a `horizax.core.spaces` ``Box``, ``Discrete`` or ``Dict`` (nested freely).
+        name: the spec's name (``Dict`` entries are named ``"<name>/<key>"``).
+
+    Returns:
+        ``specs.BoundedArray`` for a Box, ``specs.DiscreteArray`` for a Discrete, a dict of
+        specs for a Dict.
+
+    Raises:
+        TypeError: for any other space.
+    """
+    if isinstance(space, spaces.Dict):
+        return {k: to_dm_env_spec(s, f"{name}/{k}") for k, s in space.spaces.items()}
+    if isinstance(space, spaces.Discrete):
+        return specs.DiscreteArray(int(space.n), dtype=np.dtype(space.dtype), name=name)
+    if isinstance(space, spaces.Box):
+        dtype = np.dtype(space.dtype)
+        return specs.BoundedArray(
+            space.shape,
+            dtype,
+            minimum=np.broadcast_to(np.asarray(space.low, dtype), space.shape),
+            maximum=np.broadcast_to(np.asarray(space.high, dtype), space.shape),
+            name=name,
+        )
+    raise TypeError(f"no dm_env spec for a {type(space).__name__} space")
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _reset(fenv: FunctionalEnv, key: jax.Array) -> tuple[Any, Step]:
+    return fenv.reset(key)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _step(fenv: FunctionalEnv, key: jax.Array, state: Any, action: Any) -> tuple[Any, Step]:
+    return fenv.step(key, state, action)
+
+
+def _jitted_protocol(fenv: FunctionalEnv) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """Jitted ``(reset, step)`` of ``fenv``.
+
+    Environments are frozen and compare by value, so a hashable one is a static argument of
+    shared jitted functions: every adapter over an equal environment reuses one compilation.
+    Unhashable protocol objects get their own jitted methods.
+    """
+    try:
+        hash(fenv)
+    except TypeError:
+        return jax.jit(fenv.reset), jax.jit(fenv.step)
+    return functools.partial(_reset, fenv), functools.partial(_step, fenv)
+
+
+class HorizaxEnv(dm_env.Environment):
+    """A horizax environment as a ``dm_env.Environment``.
+
+    Args:
+        env: a registered id (e.g. ``"MiniGrid-Empty-5x5-v0"``), an environment from
+            `horizax.make`, or any `horizax.core.protocol.FunctionalEnv`.
+        seed: seeds the PRNG key every episode's key is split from.
+        **overrides: `horizax.make` overrides such as ``max_steps`` (with an id only).
+
+    Attributes:
+        fenv: the protocol view being driven.
+        env_id: the registered id ("" if unknown).
+        max_steps: the time limit (the episode truncates there, discount 1.0).
+
+    Raises:
+        TypeError: overrides given with an environment object, or an action space that is
+            not Discrete.
+        ValueError: an unknown id.
+    """
+
+    def __init__(self, env: Any, *, seed: int = 0, **overrides: Any) -> None:
+        if isinstance(env, str):
+            env = make(env, **overrides)
+        elif overrides:
+            raise TypeError(f"overrides {sorted(overrides)} need an environment id, not an object")
+        self.fenv: FunctionalEnv = functional(env)
+        if not isinstance(self.fenv.action_space, spaces.Discrete):
+            raise TypeError(f"needs a Discrete action space, got {self.fenv.action_space!r}")
+        self.env_id = str(getattr(self.fenv, "env_id", "") or "")
+        self.max_steps = int(self.fenv.max_steps)
+        self._num_actions = int(self.fenv.action_space.n)
+        self._observation_spec = to_dm_env_spec(self.fenv.observation_space, "observation")
+        self._reset_fn, self._step_fn = _jitted_protocol(self.fenv)
+        self._key = jax.random.PRNGKey(seed)
+        self._state: Any = None
+        self._needs_reset = True
+
+    def _next_key(self) -> jax.Array:
+        self._key, key = jax.random.split(self._key)
+        return key
+
+    def _observation(self, step: Step) -> Any:
+        return jax.tree.map(np.asarray, step.observation)
+
+    def reset(self) -> dm_env.TimeStep:
+        """Starts a new episode: a FIRST timestep with reward and discount None."""
+        self._state, step = self._reset_fn(self._next_key())
+        self._needs_reset = False
+        return dm_env.restart(self._observation(step))
+
+    def step(self, action: Any) -> dm_env.TimeStep:
+        """Applies ``action`` (an int in ``[0, num_actions)``).
+
+        After a LAST timestep (or before any `reset`) this starts a new episode instead and
+        ignores ``action``, returning a FIRST timestep.
+
+        Returns:
+            MID (discount 1.0) while the episode goes on; LAST with discount 0.0 on
+            termination, 1.0 on truncation. Rewards are ``f32[]`` numpy scalars.
+
+        Raises:
+            TypeError: a non-integer action.
+            ValueError: an action outside ``[0, num_actions)`` or not a scalar.
+        """
+        if self._needs_reset:
+            return self.reset()
+        action = self._check_action(action)
+        self._state, step = self._step_fn(self._next_key(), self._state, action)
+        observation = self._observation(step)
+        reward = np.asarray(step.reward, np.float32)
+        if bool(step.terminated):
+            self._needs_reset = True
+            return dm_env.termination(reward, observation)._replace(discount=np.float32(0.0))
+        if bool(step.truncated):
+            self._needs_reset = True
+            return dm_env.truncation(reward, observation, discount=np.float32(1.0))
+        return dm_env.transition(reward, observation, discount=np.float32(1.0))
+
+    def _check_action(self, action: Any) -> np.ndarray:
+        array = np.asarray(action)
+        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"action must be an integer, got dtype {array.dtype}")
+        if array.shape != ():
+            raise ValueError(f"action must be a scalar, got shape {array.shape}")
+        if not 0 <= int(array) < self._num_actions:
+            raise ValueError(f"action {int(array)} is outside [0, {self._num_actions})")
+        return array.astype(np.int32)
+
+    def observation_spec(self) -> Any:
+        """The observation spec, converted from the environment's observation space."""
+        return self._observation_spec
+
+    def action_spec(self) -> specs.DiscreteArray:
+        """``DiscreteArray(num_actions)`` of i32 actions."""
+        return specs.DiscreteArray(self._num_actions, dtype=np.int32, name="action")
+
+    def reward_spec(self) -> specs.Array:
+        """A scalar f32 reward."""
+        return specs.Array((), np.float32, name="reward")
+
+    def discount_spec(self) -> specs.BoundedArray:
+        """A scalar f32 discount in ``[0, 1]``."""
+        return specs.BoundedArray((), np.float32, minimum=0.0, maximum=1.0, name="discount")
+
+    def render(self) -> np.ndarray:
+        """u8[H, W, 3] frame of the current state.
+
+        Raises:
+            RuntimeError: before the first episode started.
+        """
+        if self._state is None:
+            raise RuntimeError("no episode yet: call reset() before render()")
+        return np.asarray(self.fenv.render(self._state), dtype=np.uint8)
+
+    def __repr__(self) -> str:
+        return f"HorizaxEnv({self.env_id or type(self.fenv).__name__}, dm_env)"

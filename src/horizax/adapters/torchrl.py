@@ -1,0 +1,282 @@
+"""TorchRL adapter: a batch of horizax environments as one ``torchrl.envs.EnvBase``.
+
+::
+
+    env = HorizaxEnv("MiniGrid-Empty-5x5-v0", num_envs=8, seed=0)
+    check_env_specs(env)
+    rollout = env.rollout(100, break_when_any_done=False)  # resets finished envs in place
+
+Layout (batch size ``[B]``): observations under ``"observation"`` for a Box space, or one
+entry per key of a Dict space (``"action_mask"`` included, where TorchRL's masking tools look
+for it); ``"action"`` i64[B] in ``[0, n)``; ``"reward"`` f32[B, 1]; ``"done"``,
+``"terminated"`` and ``"truncated"`` bool[B, 1]. The specs are converted from the
+environment's spaces (`to_torchrl_spec`).
+
+Episode boundary (ARCHITECTURE.md, contract 1): ``terminated`` (an absorbing state: do not
+bootstrap) and ``truncated`` (the time limit: bootstrap) come through unchanged and never
+both; ``done`` is their OR. The environment never resets itself: TorchRL computes
+``"_reset"`` from the done entries (`horizax.done.terminated_or_truncated` implements the
+same rule) and calls `reset` with it, and only the environments it marks are reset -- one
+jitted, vmapped masked reset. So ``("next", "observation")`` of an ending step is that
+episode's last observation, and the root observation of the following step is the new one.
+
+Computation is JAX: one jitted ``vmap`` of the protocol's ``step`` for the whole batch.
+Tensors cross between JAX and torch through DLPack without copies (CPU). Every array handed
+to torch is a fresh output of the jitted call that the adapter does not keep, so TorchRL
+writing into a returned tensor in place (its partial-reset merge does) cannot reach the
+adapter's JAX state.
+
+Requires the ``torch`` extra: ``pip install 'horizax[torch]'``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+try:
+    import torch
+    from tensordict import TensorDict, TensorDictBase
+    from torchrl.data import Bounded, Categorical, Composite, Unbounded
+    from torchrl.envs import EnvBase
+except ImportError as err:  # pragma: no cover - exercised by a test that hides torchrl
+    raise ImportError(
+        "horizax.adapters.torchrl needs the optional dependencies torch, tensordict and "
+        f"torchrl; install the `torch` extra: pip install 'horizax[torch]'. Original error: {err}"
+    ) from err
+
+from horizax.core import spaces
+from horizax.core.protocol import FunctionalEnv, Step, functional
+from horizax.core.registry import make
+
+__all__ = ["HorizaxEnv", "to_torchrl_spec"]
+
+_FLAGS = ("done", "terminated", "truncated")
+
+
+def _torch_dtype(dtype: Any) -> torch.dtype:
+    return torch.from_numpy(np.zeros((), np.dtype(dtype))).dtype
+
+
+def to_torchrl_spec(space: Any, batch: tuple[int, ...] = ()) -> Any:
+    """The TorchRL spec of a horizax space, with leading ``batch`` dimensions.
+
+    Args:
+        space: a `horizax.core.spaces` ``Box``, ``Discrete`` or ``Dict`` (nested freely).
+        batch: leading batch shape, e.g. ``(B,)``.
+
+    Returns:
+        ``Categorical`` for a Discrete space and a boolean Box, ``Bounded`` for a Box with
+        finite bounds, ``Unbounded`` for one without, ``Composite`` for a Dict.
+
+    Raises:
+        TypeError: for any other space.
+    """
+    batch = tuple(batch)
+    if isinstance(space, spaces.Dict):
+        children = {k: to_torchrl_spec(s, batch) for k, s in space.spaces.items()}
+        return Composite(children, shape=batch)
+    if isinstance(space, spaces.Discrete):
+        return Categorical(int(space.n), shape=batch, dtype=_torch_dtype(space.dtype))
+    if isinstance(space, spaces.Box):
+        shape = batch + space.shape
+        dtype = np.dtype(space.dtype)
+        if dtype == np.bool_:
+            return Categorical(2, shape=shape, dtype=torch.bool)
+        low = np.broadcast_to(np.asarray(space.low, np.float64), shape)
+        high = np.broadcast_to(np.asarray(space.high, np.float64), shape)
+        if not (np.isfinite(low).all() and np.isfinite(high).all()):
+            return Unbounded(shape=shape, dtype=_torch_dtype(dtype))
+        return Bounded(
+            low=torch.from_numpy(low.astype(dtype)),
+            high=torch.from_numpy(high.astype(dtype)),
+            shape=shape,
+            dtype=_torch_dtype(dtype),
+        )
+    raise TypeError(f"no TorchRL spec for a {type(space).__name__} space")
+
+
+def _outputs(step: Step, observation_key: str | None) -> dict[str, Any]:
+    """The TensorDict entries of a batched `Step` (flags and reward as ``[B, 1]``)."""
+    out = dict(step.observation) if observation_key is None else {observation_key: step.observation}
+    out["reward"] = step.reward[:, None]
+    out["terminated"] = step.terminated[:, None]
+    out["truncated"] = step.truncated[:, None]
+    out["done"] = out["terminated"] | out["truncated"]
+    return out
+
+
+def _split(key: jax.Array, num_envs: int) -> tuple[jax.Array, jax.Array]:
+    key, sub = jax.random.split(key)
+    return key, jax.random.split(sub, num_envs)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _reset_all(fenv: FunctionalEnv, num_envs: int, observation_key: str | None, key: jax.Array):
+    key, keys = _split(key, num_envs)
+    state, step = jax.vmap(fenv.reset)(keys)
+    # Two copies of the outputs: one kept (for envs a partial reset leaves alone), one for torch.
+    return key, state, _outputs(step, observation_key), _outputs(step, observation_key)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _reset_masked(
+    fenv: FunctionalEnv,
+    num_envs: int,
+    observation_key: str | None,
+    key: jax.Array,
+    mask: jax.Array,
+    state: Any,
+    kept: dict[str, Any],
+):
+    key, keys = _split(key, num_envs)
+    fresh_state, step = jax.vmap(fenv.reset)(keys)
+
+    def where(new: jax.Array, old: jax.Array) -> jax.Array:
+        return jnp.where(mask.reshape((num_envs,) + (1,) * (new.ndim - 1)), new, old)
+
+    state = jax.tree.map(where, fresh_state, state)
+    kept = jax.tree.map(where, _outputs(step, observation_key), kept)
+    return key, state, kept, jax.tree.map(jnp.copy, kept)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _step_all(
+    fenv: FunctionalEnv,
+    num_envs: int,
+    observation_key: str | None,
+    key: jax.Array,
+    state: Any,
+    action: jax.Array,
+):
+    key, keys = _split(key, num_envs)
+    state, step = jax.vmap(fenv.step)(keys, state, action.astype(jnp.int32))
+    return key, state, _outputs(step, observation_key), _outputs(step, observation_key)
+
+
+def _to_torch(tree: Any) -> Any:
+    """JAX arrays to torch tensors over DLPack (no copy)."""
+    return jax.tree.map(torch.from_dlpack, tree)
+
+
+class HorizaxEnv(EnvBase):
+    """``num_envs`` copies of a horizax environment as one batched TorchRL environment.
+
+    Args:
+        env: a registered id (e.g. ``"MiniGrid-Empty-5x5-v0"``), an environment from
+            `horizax.make`, or a hashable `horizax.core.protocol.FunctionalEnv` (it is a
+            static argument of the jitted functions).
+        num_envs: the batch size B.
+        seed: seeds the PRNG key every reset's keys are split from (`set_seed` re-seeds).
+        **overrides: `horizax.make` overrides such as ``max_steps`` (with an id only).
+
+    Attributes:
+        fenv: the protocol view being driven.
+        env_id: the registered id ("" if unknown).
+        max_steps: the time limit (episodes truncate there).
+
+    Raises:
+        TypeError: overrides with an environment object, an unhashable protocol object, or
+            an action space that is not Discrete.
+        ValueError: ``num_envs < 1`` or an unknown id.
+    """
+
+    def __init__(self, env: Any, *, num_envs: int = 1, seed: int = 0, **overrides: Any) -> None:
+        if isinstance(env, str):
+            env = make(env, **overrides)
+        elif overrides:
+            raise TypeError(f"overrides {sorted(overrides)} need an environment id, not an object")
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        fenv = functional(env)
+        if not isinstance(fenv.action_space, spaces.Discrete):
+            raise TypeError(f"needs a Discrete action space, got {fenv.action_space!r}")
+        try:
+            hash(fenv)
+        except TypeError as err:
+            raise TypeError(f"the environment must be hashable (frozen), got {fenv!r}") from err
+        super().__init__(device="cpu", batch_size=torch.Size([int(num_envs)]))
+        self.fenv = fenv
+        self.env_id = str(getattr(fenv, "env_id", "") or "")
+        self.max_steps = int(fenv.max_steps)
+        self._num_envs = int(num_envs)
+        self._num_actions = int(fenv.action_space.n)
+        observation_space = fenv.observation_space
+        self._observation_key = (
+            None if isinstance(observation_space, spaces.Dict) else "observation"
+        )
+        self._make_specs(observation_space)
+        self._key = jax.random.PRNGKey(seed)
+        self._state: Any = None
+        self._kept: Any = None
+
+    def _make_specs(self, observation_space: Any) -> None:
+        batch = (self._num_envs,)
+        observation = to_torchrl_spec(observation_space, batch)
+        if self._observation_key is not None:
+            observation = Composite({self._observation_key: observation}, shape=batch)
+        self.observation_spec = observation
+        self.action_spec = Categorical(self._num_actions, shape=batch, dtype=torch.int64)
+        self.reward_spec = Unbounded(shape=(*batch, 1), dtype=torch.float32)
+        self.done_spec = Composite(
+            {name: Categorical(2, shape=(*batch, 1), dtype=torch.bool) for name in _FLAGS},
+            shape=batch,
+        )
+
+    def _static(self) -> tuple[Any, int, str | None]:
+        return self.fenv, self._num_envs, self._observation_key
+
+    def _tensordict(self, outputs: dict[str, Any]) -> TensorDict:
+        return TensorDict(_to_torch(outputs), batch_size=self.batch_size, device=self.device)
+
+    def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDict:
+        mask = None
+        if tensordict is not None:
+            mask = tensordict.get("_reset", None)
+        if self._state is None or mask is None or bool(mask.all()):
+            self._key, self._state, self._kept, out = _reset_all(*self._static(), self._key)
+        else:
+            mask = jnp.from_dlpack(mask.reshape(self._num_envs).contiguous())
+            self._key, self._state, self._kept, out = _reset_masked(
+                *self._static(), self._key, mask, self._state, self._kept
+            )
+        out = dict(out)
+        del out["reward"]
+        return self._tensordict(out)
+
+    def _step(self, tensordict: TensorDictBase) -> TensorDict:
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        action = tensordict.get("action")
+        if action.dtype.is_floating_point or action.dtype == torch.bool:
+            raise TypeError(f"action must be an integer tensor, got {action.dtype}")
+        action = action.reshape(self._num_envs)
+        if bool(((action < 0) | (action >= self._num_actions)).any()):
+            raise ValueError(
+                f"action {action.tolist()} has values outside [0, {self._num_actions})"
+            )
+        action = jnp.from_dlpack(action.contiguous())
+        self._key, self._state, self._kept, out = _step_all(
+            *self._static(), self._key, self._state, action
+        )
+        return self._tensordict(out)
+
+    def _set_seed(self, seed: int | None) -> None:
+        if seed is None:  # follow torch's global generator, as torch.manual_seed users expect
+            seed = int(torch.randint(0, 2**31 - 1, ()).item())
+        self._key = jax.random.PRNGKey(int(seed))
+
+    def render(self, index: int = 0) -> np.ndarray:
+        """u8[H, W, 3] frame of environment ``index``'s current state.
+
+        Raises:
+            RuntimeError: before the first reset.
+        """
+        if self._state is None:
+            raise RuntimeError("call reset() before render()")
+        state = jax.tree.map(lambda x: x[index], self._state)
+        return np.asarray(self.fenv.render(state), dtype=np.uint8)
