@@ -49,6 +49,12 @@ def rollout_stats(
     if batch < 1 or steps < 1:
         raise ValueError(f"--batch and --steps must be >= 1 (got {batch}, {steps})")
     env = make(env_id)
+    if not callable(getattr(env, "disable_autoreset", None)):
+        # Not a gridworld (e.g. the Maze): its protocol view, with the gridworld's autoreset.
+        from horizax.adapters._functional_timestep import FunctionalTimestepEnv
+        from horizax.core.protocol import functional
+
+        env = FunctionalTimestepEnv(functional(env))
     chunks = max(1, min(chunks, steps))
     chunk_len = -(-steps // chunks)
     total_steps = chunk_len * chunks
@@ -63,9 +69,9 @@ def rollout_stats(
     def run_chunk(carry: Any, key: jax.Array) -> Any:
         def body(inner: Any, step_key: jax.Array) -> tuple[Any, None]:
             timestep, running, (episodes, returns, terminated, truncated, successes) = inner
-            actions = env.action_space.sample(step_key, (batch,))
+            actions = jax.random.randint(step_key, (batch,), 0, env.num_actions)
             timestep = jax.vmap(env.step)(timestep, actions)
-            running = jnp.where(timestep.is_start(), 0.0, running + timestep.reward)
+            running = jnp.where(timestep.t == 0, 0.0, running + timestep.reward)
             ended = timestep.is_done()
             stats = (
                 episodes + ended.sum(dtype=jnp.int32),

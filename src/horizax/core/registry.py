@@ -22,7 +22,7 @@ _DISCOVERED = False
 # Packages whose every module may declare ENVIRONMENTS / ALIASES.
 _PROVIDERS: tuple[str, ...] = ("horizax.grid.envs",)
 # Single modules that may declare ENVIRONMENTS / ALIASES.
-_PROVIDER_MODULES: tuple[str, ...] = ()
+_PROVIDER_MODULES: tuple[str, ...] = ("horizax.maze.environment",)
 
 
 def register(env_id: str, factory: Factory, *, aliases: tuple[str, ...] = ()) -> None:

@@ -62,6 +62,9 @@ class Box:
         full = tuple(shape) + self.shape
         low = jnp.broadcast_to(jnp.asarray(self.low), self.shape)
         high = jnp.broadcast_to(jnp.asarray(self.high), self.shape)
+        if jnp.dtype(self.dtype) == jnp.bool_:  # e.g. masks: uniform over the allowed values
+            bits = jax.random.randint(key, full, low.astype(jnp.int32), high.astype(jnp.int32) + 1)
+            return bits.astype(jnp.bool_)
         if jnp.issubdtype(jnp.dtype(self.dtype), jnp.integer):
             return jax.random.randint(key, full, low, high.astype(jnp.int32) + 1).astype(self.dtype)
         return jax.random.uniform(key, full, jnp.float32, low, high).astype(self.dtype)

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from horizax.core.step_type import StepType
+from horizax.testing.functional_checks import check_functional
 
 
 def _count_traces(fn: Any) -> tuple[Any, list[int]]:
@@ -70,11 +71,16 @@ def check_env(
     Args:
         env: a `horizax.grid.Environment` (anything with ``reset(key)``, ``step(ts, a)``,
             ``action_space``, ``observation_space``, ``max_steps``, ``replace`` and
-            ``disable_autoreset``).
+            ``disable_autoreset``), or any other horizax environment (e.g. the Maze), which
+            is checked through its protocol view by `check_functional`.
         key: PRNG key (default ``PRNGKey(0)``).
         num_steps: length of the scanned rollouts.
         batch: number of environments in the vmapped rollout.
     """
+    if not callable(getattr(env, "disable_autoreset", None)):
+        # Not a gridworld (e.g. the Maze): the same contract, through its protocol view.
+        check_functional(env, key=key, num_steps=num_steps, batch=batch)
+        return
     key = jax.random.PRNGKey(0) if key is None else key
     # A short time limit guarantees episode boundaries inside the rollout.
     limit = max(2, min(env.max_steps, num_steps // 4))
