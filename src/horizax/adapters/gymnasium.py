@@ -1,0 +1,367 @@
+"""Gymnasium adapter: horizax environments as ``gymnasium.Env`` and ``gymnasium.vector.VectorEnv``.
+
+Importing this module registers every horizax id (aliases included) with Gymnasium under the
+``horizax/`` namespace, so code written against Gymnasium runs unchanged::
+
+    import gymnasium
+    import horizax.adapters.gymnasium  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("horizax/MiniGrid-DoorKey-8x8-v0", render_mode="rgb_array")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+
+    envs = gymnasium.make_vec("horizax/MiniGrid-DoorKey-8x8-v0", num_envs=64)  # one jitted vmap
+
+or, without Gymnasium's registry, `make(id, **kw)` and `make_vec(id, num_envs, autoreset_mode=...)`.
+
+Observations. Gridworld ids return MiniGrid's observation dict, ``{"image": u8[7, 7, 3],
+"direction": int, "mission": str}``, with MiniGrid's spaces for ``image`` (``Box(0, 255)``)
+and ``direction`` (``Discrete(4)``); ``mission`` is a ``gymnasium.spaces.Text`` (MiniGrid
+declares its own ``MissionSpace``, a ``Space[str]`` too). Other environments return their
+protocol observation (`horizax.core.protocol`) as numpy arrays, in the Gymnasium version of
+their horizax space (``Box``, ``Discrete`` as a Python ``int``, ``Dict``).
+
+Episode boundary. ``terminated`` and ``truncated`` are the protocol's two flags, passed
+through as Python ``bool`` (never both True); the reward is a Python ``float``. horizax
+environments truncate by themselves at ``max_steps``, so the ids are registered with
+``max_episode_steps=None``: Gymnasium adds no ``TimeLimit`` on top (it would count steps a
+second time and could raise ``truncated`` on a terminating step). The limit is
+``env.unwrapped.max_steps`` (MiniGrid's attribute name); change it with
+``gymnasium.make(id, max_steps=...)``, not ``max_episode_steps``.
+
+Seeding. ``reset(seed=s)`` starts the episode `horizax.make(id).reset(jax.random.PRNGKey(s))`
+starts (for ``0 <= s < 2**32``; seeds up to ``2**64`` keep their high word too); ``reset()``
+then continues with the next episode key (`horizax.core.episode_keys.next_episode_key`), as
+the environments' own autoreset does, so a seeded run is reproducible end to end. A first
+``reset()`` without a seed draws one from ``np_random``.
+
+Requires the ``gymnasium`` extra: ``pip install 'horizax[gymnasium]'``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import jax
+import numpy as np
+from jax import Array
+
+try:
+    import gymnasium
+    from gymnasium import spaces as gym_spaces
+except ImportError as err:  # pragma: no cover - exercised only without gymnasium
+    raise ImportError(
+        "horizax.adapters.gymnasium needs the optional dependency gymnasium (>= 1.0); install "
+        f"the `gymnasium` extra: pip install 'horizax[gymnasium]'. Original error: {err}"
+    ) from err
+
+from horizax.adapters.gymnasium_spaces import (
+    MiniGridObservation,
+    ObservationCodec,
+    codec_for,
+    copy_info,
+    to_gymnasium_space,
+)
+from horizax.core import autoreset, episode_keys, spaces
+from horizax.core.protocol import functional
+from horizax.core.registry import make as make_horizax
+from horizax.core.registry import registered_ids, resolve
+from horizax.grid.functional import GridFunctional
+
+__all__ = [
+    "NAMESPACE",
+    "HorizaxEnv",
+    "MiniGridObservation",
+    "ObservationCodec",
+    "make",
+    "make_vec",
+    "register_all",
+    "seed_key",
+    "to_gymnasium_space",
+]
+
+NAMESPACE = "horizax"
+
+_U32 = 0xFFFFFFFF
+
+
+# --- environments, keys and jitted functions shared with the vector env ---------------------
+
+
+class _Static:
+    """A static `jit` argument: equal by value when hashable (one compile per configuration),
+    by identity otherwise."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        try:
+            self._hash = hash(("value", value))
+            self._by_value = True
+        except TypeError:
+            self._hash = hash(("id", id(value)))
+            self._by_value = False
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Static) or self._by_value != other._by_value:
+            return False
+        return self.value == other.value if self._by_value else self.value is other.value
+
+
+def resolve_env(env: Any, overrides: Mapping[str, Any]) -> tuple[Any, str]:
+    """``(protocol view, env id)`` of an id (with ``horizax.make`` overrides) or an env.
+
+    Grid environments get MiniGrid's observation dict (`MiniGridObservation`).
+
+    Raises:
+        TypeError: overrides given with an environment object, or an env without a protocol
+            view or with a non-Discrete action space.
+        ValueError: an unknown id (with suggestions).
+    """
+    if isinstance(env, str):
+        env_id = resolve(env.removeprefix(f"{NAMESPACE}/"))
+        fenv = functional(make_horizax(env_id, **overrides))
+    else:
+        if overrides:
+            raise TypeError(
+                f"overrides {sorted(overrides)} need an environment id; got an environment "
+                "object (configure it before wrapping)"
+            )
+        fenv = functional(env)
+        env_id = getattr(fenv, "env_id", "") or ""
+    if isinstance(fenv, GridFunctional):
+        fenv = MiniGridObservation(fenv)
+    if not isinstance(fenv.action_space, spaces.Discrete):
+        raise TypeError(
+            f"the Gymnasium adapter needs a Discrete action space, got {fenv.action_space!r}"
+        )
+    return fenv, env_id
+
+
+def seed_key(seed: int) -> np.ndarray:
+    """u32[2], the raw PRNG key of a Gymnasium seed: ``jax.random.PRNGKey(seed)`` for seeds
+    below ``2**32`` (larger ones, below ``2**64``, keep their high word in the first lane).
+
+    Raises:
+        TypeError: if ``seed`` is not an int.
+        ValueError: if ``seed`` is negative or ``>= 2**64``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    seed = int(seed)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return np.array([(seed >> 32) & _U32, seed & _U32], dtype=np.uint32)
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """Validates ``render_mode`` against the adapters' ``metadata["render_modes"]``."""
+    if render_mode is not None and render_mode not in HorizaxEnv.metadata["render_modes"]:
+        raise ValueError(
+            f"render_mode must be None or one of {HorizaxEnv.metadata['render_modes']}, "
+            f"got {render_mode!r}"
+        )
+    return render_mode
+
+
+def check_action(action: Any, n: int) -> np.ndarray:
+    """An integer action in ``[0, n)`` as an i32 array of the same shape.
+
+    Raises:
+        TypeError: for bools or non-integer dtypes.
+        ValueError: for values outside ``[0, n)``.
+    """
+    if isinstance(action, bool):
+        raise TypeError("action must be an integer, got a bool")
+    array = np.asarray(action)
+    if not np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_:
+        raise TypeError(f"action must be an integer, got dtype {array.dtype}")
+    if np.any(array < 0) or np.any(array >= n):
+        raise ValueError(f"action {action!r} is outside the action space [0, {n})")
+    return array.astype(np.int32)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _start(fenv: _Static, key: Array) -> Any:
+    return autoreset.start_episode(fenv.value, key)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _step(fenv: _Static, episode: autoreset.Episode, action: Array) -> Any:
+    return autoreset.step_episode(fenv.value, autoreset.AutoresetMode.DISABLED, episode, action)
+
+
+# --- the single environment ------------------------------------------------------------------
+
+
+class HorizaxEnv(gymnasium.Env):
+    """One horizax environment behind ``gymnasium.Env`` (jitted reset/step, numpy outputs).
+
+    Args:
+        env: a registered id (``"MiniGrid-DoorKey-8x8-v0"``, ``"horizax/..."`` also accepted),
+            an environment from `horizax.make`, or a `horizax.core.protocol.FunctionalEnv`.
+        render_mode: None or ``"rgb_array"`` (`render` returns u8[H, W, 3]).
+        **overrides: `horizax.make` overrides (``max_steps``, ...), with an id only.
+
+    Attributes:
+        fenv: the protocol view driven (grid ids: `MiniGridObservation`).
+        env_id: the horizax id ("" if unknown).
+        max_steps: the environment's own time limit (it truncates there).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 10}
+
+    def __init__(self, env: Any, render_mode: str | None = None, **overrides: Any) -> None:
+        self.fenv, self.env_id = resolve_env(env, overrides)
+        self._handle = _Static(self.fenv)
+        self._codec = codec_for(self.fenv)
+        self.observation_space = self._codec.space
+        self.action_space = gym_spaces.Discrete(int(self.fenv.action_space.n))
+        self.max_steps = int(self.fenv.max_steps)
+        self.render_mode = check_render_mode(render_mode)
+        self._episode: autoreset.Episode | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Starts an episode (``options`` is accepted and unused).
+
+        Returns:
+            ``(observation, info)``; ``info`` holds the protocol's info as numpy arrays.
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            key = seed_key(seed)
+        elif self._episode is not None:
+            key = np.asarray(episode_keys.next_episode_key(self._episode.key))
+        else:
+            key = seed_key(int(self.np_random.integers(0, 2**63)))
+        self._episode, step = _start(self._handle, key)
+        observation, info = jax.device_get((step.observation, step.info))
+        return self._codec.single(observation), copy_info(info)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Applies ``action`` (an int in ``[0, n)``).
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``: Python ``float`` reward and
+            ``bool`` flags (never both True). After an episode ends, call `reset`.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before the first `reset`.
+            TypeError, ValueError: for a non-integer or out-of-range action.
+        """
+        if self._episode is None:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        action = check_action(action, self.action_space.n)
+        if action.shape != ():
+            raise ValueError(f"action must be a scalar, got shape {action.shape}")
+        self._episode, step, _ = _step(self._handle, self._episode, action)
+        observation, reward, terminated, truncated, info = jax.device_get(
+            (step.observation, step.reward, step.terminated, step.truncated, step.info)
+        )
+        return (
+            self._codec.single(observation),
+            float(reward),
+            bool(terminated),
+            bool(truncated),
+            copy_info(info),
+        )
+
+    def render(self) -> np.ndarray | None:
+        """u8[H, W, 3] frame of the current state with ``render_mode="rgb_array"``, else None."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render_mode; make the env with render_mode='rgb_array'"
+            )
+            return None
+        if self._episode is None:
+            raise gymnasium.error.ResetNeeded("call reset() before render()")
+        return np.array(self.fenv.render(self._episode.state), dtype=np.uint8)
+
+    def __repr__(self) -> str:
+        return f"HorizaxEnv({self.env_id or type(self.fenv).__name__})"
+
+
+# --- entry points and registration ------------------------------------------------------------
+
+
+def _spec(env_id: str, kwargs: Mapping[str, Any]) -> gymnasium.envs.registration.EnvSpec | None:
+    gym_id = f"{NAMESPACE}/{env_id.removeprefix(f'{NAMESPACE}/')}"
+    if gym_id not in gymnasium.registry:
+        return None
+    return dataclasses.replace(gymnasium.spec(gym_id), kwargs=dict(kwargs))
+
+
+def make(env_id: str, **kwargs: Any) -> HorizaxEnv:
+    """A `HorizaxEnv` for a horizax id, with its Gymnasium spec set (no wrappers).
+
+    Args:
+        env_id: a horizax id or alias (``"horizax/"`` prefix optional).
+        **kwargs: ``render_mode`` and `horizax.make` overrides (``max_steps``, ...).
+    """
+    env = HorizaxEnv(env_id, **kwargs)
+    env.spec = _spec(env_id, kwargs)
+    return env
+
+
+def make_vec(
+    env_id: str,
+    num_envs: int,
+    autoreset_mode: Any = autoreset.AutoresetMode.NEXT_STEP,
+    **kwargs: Any,
+) -> Any:
+    """A `horizax.adapters.gymnasium_vector.HorizaxVectorEnv` (one jitted, vmapped step).
+
+    Args:
+        env_id: a horizax id or alias (``"horizax/"`` prefix optional).
+        num_envs: batch size.
+        autoreset_mode: ``AutoresetMode`` (horizax's or Gymnasium's) or its value
+            (``"NextStep"``, ``"SameStep"``, ``"Disabled"``).
+        **kwargs: ``render_mode`` and `horizax.make` overrides.
+    """
+    from horizax.adapters.gymnasium_vector import HorizaxVectorEnv
+
+    envs = HorizaxVectorEnv(env_id, num_envs, autoreset_mode=autoreset_mode, **kwargs)
+    mode = autoreset.as_mode(autoreset_mode).value
+    spec_kwargs = {**kwargs, "num_envs": num_envs, "autoreset_mode": mode}
+    envs.spec = _spec(env_id, {**spec_kwargs, "vectorization_mode": "vector_entry_point"})
+    return envs
+
+
+def _vector_entry_point(env_id: str, num_envs: int = 1, **kwargs: Any) -> Any:
+    from horizax.adapters.gymnasium_vector import HorizaxVectorEnv
+
+    return HorizaxVectorEnv(env_id, num_envs, **kwargs)
+
+
+def register_all() -> list[str]:
+    """Registers every horizax id and alias as ``horizax/<id>`` (idempotent).
+
+    Returns:
+        The Gymnasium ids registered by this call.
+    """
+    added = []
+    for env_id in registered_ids(include_aliases=True):
+        gym_id = f"{NAMESPACE}/{env_id}"
+        if gym_id in gymnasium.registry:
+            continue
+        entry_point = functools.partial(HorizaxEnv, env_id)
+        # gymnasium.make reads the creator's metadata to offer rgb_array_list / human.
+        entry_point.metadata = HorizaxEnv.metadata  # type: ignore[attr-defined]
+        gymnasium.register(
+            id=gym_id,
+            entry_point=entry_point,
+            vector_entry_point=functools.partial(_vector_entry_point, env_id),
+            max_episode_steps=None,  # the env truncates itself; no TimeLimit on top
+        )
+        added.append(gym_id)
+    return added
+
+
+register_all()
