@@ -75,8 +75,25 @@ COMPARISONS = (
             "MemoryS13",
         )
     ),
+    # Issue 4: the Maze (10x10) against jumanji 1.1.2, random policy with autoreset
+    # (steps/s >= 20x), and reset-only throughput (vmapped resets per second, no target).
+    (
+        "Maze 10x10, random policy, autoreset",
+        ("Maze-v0", "autoreset"),
+        "jumanji",
+        ("Maze-10x10", "autoreset"),
+        20.0,
+    ),
+    (
+        "Maze 10x10, reset only (resets/s)",
+        ("Maze-v0", "reset"),
+        "jumanji",
+        ("Maze-10x10", "reset"),
+        None,
+    ),
 )
 FIRST_ISSUE3 = 5  # comparisons from this index on carry issue 3's compile target (<= 0.25x)
+FIRST_MAZE = 10  # ... up to here: the Maze comparisons (issue 4) have no compile target
 # navix's MultiRoom-N6 rollout did not finish compiling in 25 CPU-minutes: run it only when
 # asked for by --only.
 SLOW_PEER = frozenset({7})
@@ -88,6 +105,10 @@ RESULT_MARKER = "@@PAIR@@ "
 def _make(lib: str, env: str, obs: str, B: int, T: int) -> Any:
     import peers
 
+    if lib == "horizax" and env.startswith("Maze"):
+        return peers.horizax_maze_make_rollout(obs)(B, T)
+    if lib == "jumanji":
+        return peers.jumanji_maze_make_rollout(obs)(B, T)
     if lib == "horizax":
         return peers.horizax_make_rollout(env, obs)(B, T)
     if lib == "navix":
@@ -98,6 +119,8 @@ def _make(lib: str, env: str, obs: str, B: int, T: int) -> Any:
 def _info(lib: str, env: str, obs: str) -> dict[str, Any]:
     import peers
 
+    if lib in ("horizax", "jumanji") and env.startswith("Maze"):
+        return peers.maze_info(lib, obs)
     if lib == "horizax":
         return peers.horizax_info(env, obs)
     if lib == "navix":
@@ -275,7 +298,7 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
                 f"{'' if target is None else f'>= {target}x'} | "
                 f"{ours['compile_s']:.2f} | {theirs['compile_s']:.2f} | "
                 f"{ours['compile_s'] / theirs['compile_s']:.2f}"
-                f"{' (<= 0.25)' if index >= FIRST_ISSUE3 else ''} |" + floor_cells
+                f"{' (<= 0.25)' if FIRST_ISSUE3 <= index < FIRST_MAZE else ''} |" + floor_cells
             )
     lines += [
         "",

@@ -7,7 +7,9 @@ Adapters build ``make_rollout(B, T) -> (rollout_fn, key)`` callables (see
   observation and the egocentric first-person symbolic observation;
 * horizax itself (same harness, same process layout), so ratios come from one run;
 * xland-minigrid / ``xminigrid`` (``MiniGrid-Empty-8x8``, ``MiniGrid-DoorKey-8x8``)
-  with its default egocentric 7x7 observation.
+  with its default egocentric 7x7 observation;
+* jumanji's Maze and horizax's ``Maze-v0`` (10x10; autoreset rollout and reset-only),
+  defined in ``maze_peers.py`` and re-exported here.
 
 Peer libraries are imported lazily, inside the adapters, so this file can be
 loaded from a virtualenv that has only one of them installed.
@@ -49,6 +51,12 @@ from harness import (  # importable because of the sys.path line above
     make_scan_rollout,
     measure,
     wait_for_idle,
+)
+from maze_peers import (  # the Maze adapters (horizax, jumanji) live in maze_peers.py
+    MAZE_MODES,
+    horizax_maze_make_rollout,  # noqa: F401  (re-exported for compare.py)
+    jumanji_maze_make_rollout,
+    maze_info,
 )
 
 HORIZAX_CONFIGS = (
@@ -320,6 +328,8 @@ def _configs(lib: str) -> list[tuple[str, str]]:
         return [(env, obs) for env in NAVIX_ENVS for obs in NAVIX_OBS]
     if lib == "xminigrid":
         return [(env, obs) for env in XMINIGRID_ENVS for obs in XMINIGRID_OBS]
+    if lib == "jumanji":
+        return [("Maze-10x10", mode) for mode in MAZE_MODES]
     raise ValueError(f"unknown library {lib!r}")
 
 
@@ -370,6 +380,9 @@ def _child(args: argparse.Namespace) -> list[dict[str, Any]]:
     elif args.lib == "navix":
         make_rollout = navix_make_rollout(args.env, args.obs)
         extra = navix_info(args.env, args.obs)
+    elif args.lib == "jumanji":
+        make_rollout = jumanji_maze_make_rollout(args.obs)
+        extra = maze_info("jumanji", args.obs)
     else:
         make_rollout = xminigrid_make_rollout(args.env, args.xm_autoreset)
         extra = xminigrid_info(args.env, args.xm_autoreset)
@@ -394,7 +407,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("rollout", "navix-compile", "navix-ids"))
-    parser.add_argument("--lib", choices=("horizax", "navix", "xminigrid"), default="navix")
+    parser.add_argument(
+        "--lib", choices=("horizax", "navix", "xminigrid", "jumanji"), default="navix"
+    )
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 8192])
     parser.add_argument("--steps", type=int, default=1000, help="scan length T")
     parser.add_argument(

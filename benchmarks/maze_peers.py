@@ -1,0 +1,119 @@
+"""Maze adapters for the throughput harness: horizax's Maze and jumanji 1.1.2's.
+
+Two programs, both ``make_rollout(B, T) -> (rollout_fn, key)`` (see ``harness.py``) and
+re-exported by ``peers.py``:
+
+* ``"autoreset"``: the standard harness rollout (`harness.make_scan_rollout`), random policy,
+  autoreset on. jumanji: ``AutoResetWrapper(Maze(RandomGenerator(10, 10)))`` vmapped by the
+  harness, which is exactly ``VmapAutoResetWrapper`` (``VmapWrapper`` is ``jax.vmap`` of the
+  wrapped step); its ``lax.cond`` becomes a select under ``vmap``, so every environment
+  draws a maze on every step. horizax: ``horizax.maze.AutoReset`` vmapped the same way
+  (= ``VmapAutoReset``), whose ``reset_where`` draws mazes only for finished environments.
+  Both reset inside the terminal step (LAST keeps the transition's reward and discount).
+* ``"reset"``: reset-only throughput: a scan of ``T`` vmapped resets of ``B`` environments
+  with fresh keys, each reset's observation reduced into the checksum; ``episodes`` counts
+  the resets, so ``steps_per_s`` reads as resets per second.
+
+Peer packages are imported inside the adapters. Run from the peer venv (jumanji==1.1.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from harness import MakeRollout, RolloutFn, make_scan_rollout
+
+MAZE_SHAPE = (10, 10)
+MAZE_MODES = ("autoreset", "reset")
+MAZE_AUTORESET = (
+    "{lib}: reset inside the terminal step (LAST keeps reward and discount, the observation "
+    "is the new episode's; the terminal one is in extras['next_obs'])"
+)
+
+
+def _reset_only_rollout(reset: Callable[[jax.Array], Any], B: int, T: int) -> RolloutFn:
+    """``T`` rounds of ``B`` vmapped resets; returns (resets, observation checksum)."""
+    batch_reset = jax.vmap(reset)
+
+    def checksum(observation: Any) -> jax.Array:
+        leaves = jax.tree_util.tree_leaves(observation)
+        return sum((leaf.astype(jnp.int32).sum() for leaf in leaves), jnp.int32(0))
+
+    def rollout(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        def body(total: jax.Array, round_key: jax.Array) -> tuple[jax.Array, None]:
+            _, timestep = batch_reset(jax.random.split(round_key, B))
+            return total + checksum(timestep.observation), None
+
+        total, _ = jax.lax.scan(body, jnp.int32(0), jax.random.split(key, T))
+        return jnp.int32(B * T), total
+
+    return rollout
+
+
+def _maze_rollout(env: Any, mode: str, B: int, T: int) -> RolloutFn:
+    """The rollout of ``mode`` for an env with jumanji's Maze API (reset/step/TimeStep)."""
+    if mode == "reset":
+        return _reset_only_rollout(env.reset, B, T)
+    if mode != "autoreset":
+        raise ValueError(f"unknown maze mode {mode!r}; expected one of {MAZE_MODES}")
+    return make_scan_rollout(
+        reset=env.reset,
+        step=lambda carry, action: env.step(carry[0], action),
+        observe=lambda carry: carry[1].observation,
+        is_done=lambda carry: carry[1].last(),
+        num_actions=4,
+        batch_size=B,
+        num_steps=T,
+    )
+
+
+def horizax_maze_make_rollout(mode: str) -> MakeRollout:
+    """``make_rollout`` for horizax's ``Maze-v0`` (10x10), ``mode`` "autoreset" or "reset"."""
+
+    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
+        import horizax
+        from horizax.maze import AutoReset
+
+        env = horizax.make("Maze-v0", num_rows=MAZE_SHAPE[0], num_cols=MAZE_SHAPE[1])
+        return _maze_rollout(AutoReset(env), mode, B, T), jax.random.PRNGKey(0)
+
+    return make_rollout
+
+
+def jumanji_maze_make_rollout(mode: str) -> MakeRollout:
+    """``make_rollout`` for jumanji's ``Maze`` (10x10), ``mode`` "autoreset" or "reset"."""
+
+    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
+        from jumanji.environments import Maze
+        from jumanji.environments.routing.maze.generator import RandomGenerator
+        from jumanji.wrappers import AutoResetWrapper
+
+        env = AutoResetWrapper(Maze(RandomGenerator(*MAZE_SHAPE)))
+        return _maze_rollout(env, mode, B, T), jax.random.PRNGKey(0)
+
+    return make_rollout
+
+
+def maze_info(lib: str, mode: str) -> dict[str, Any]:
+    """Fields merged into every maze record (version, shapes, horizon, autoreset)."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version(lib)
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    rows, cols = MAZE_SHAPE
+    return {
+        "library_version": version,
+        # Flattened size, for the harness floor: walls R*C, 2 positions, mask 4, step count.
+        "obs_shape": [rows * cols + 2 + 2 + 4 + 1],
+        "obs_dtype": "int32",
+        "obs_layout": "walls bool[R, C], agent/target int32 (row, col), mask bool[4], count",
+        "num_actions": 4,
+        "max_steps": rows * cols,
+        "autoreset": MAZE_AUTORESET.format(lib=lib) if mode == "autoreset" else "reset only",
+        "time_limit_ends_as": "truncation" if lib == "horizax" else "termination",
+    }
