@@ -2,6 +2,8 @@
 
 import pathlib
 
+import pytest
+
 import horizax
 
 README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
@@ -13,3 +15,27 @@ def test_readme_lists_every_minigrid_id():
     missing = [i for i in ids if f"`{i}`" not in text]
     assert not missing, f"README's environment table lacks {missing}"
     assert f"{len(ids)} ids" in text, "the README's id count is stale"
+
+
+def _python_blocks(text):
+    blocks, inside, current = [], False, []
+    for line in text.splitlines():
+        if line.strip() == "```python":
+            inside, current = True, []
+        elif inside and line.strip() == "```":
+            inside = False
+            blocks.append("\n".join(current))
+        elif inside:
+            current.append(line)
+    return blocks
+
+
+@pytest.mark.reference  # the adapters' block needs gymnasium, dm_env and torch
+def test_readme_python_blocks_run_verbatim():
+    blocks = _python_blocks(README.read_text(encoding="utf-8"))
+    assert len(blocks) >= 3, "expected the quick start, Maze and adapters examples"
+    for number, block in enumerate(blocks):
+        try:
+            exec(compile(block, f"README.md python block {number}", "exec"), {})
+        except Exception as error:  # pragma: no cover - the message is the point
+            raise AssertionError(f"README python block {number} fails:\n{block}") from error

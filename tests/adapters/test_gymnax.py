@@ -392,3 +392,37 @@ def test_protocol_path_equals_the_gridworld_path(env_id):
 def test_rejects_objects_without_a_protocol_view():
     with pytest.raises(TypeError, match="functional-protocol view"):
         ToGymnax(object())
+
+
+# The toy maze: agent (0, 0), target (0, 4); down x3, right x2, up x3, right x2 reaches it.
+TOY_PATH = [2, 2, 2, 1, 1, 0, 0, 0, 1, 1]
+
+
+def _maze_outputs(time_limit, actions):
+    from horizax.maze import Maze, ToyGenerator
+
+    gymnax_env, params = ToGymnax.wrap(Maze(generator=ToyGenerator(), time_limit=time_limit))
+    return gymnax_env, params, run_actions(gymnax_env, params, actions)
+
+
+def test_maze_goal_terminates_with_discount_zero():
+    gymnax_env, params, outputs = _maze_outputs(50, TOY_PATH)
+    obs, state, reward, done, info = outputs[-1]
+    assert bool(done) and bool(info["terminated"]) and not bool(info["truncated"])
+    assert float(info["discount"]) == 0.0 and float(reward) == 1.0
+    assert [int(v) for v in obs["agent_position"]] == [0, 4]
+    assert not any(bool(out[3]) for out in outputs[:-1]), "ended before the target"
+    assert params.max_steps_in_episode == 50
+    space = gymnax_env.observation_space(params)
+    assert isinstance(space, gymnax_spaces.Dict)
+    assert space.spaces["walls"].shape == (5, 5)
+
+
+def test_maze_time_limit_truncates_then_autoresets():
+    # Up from (0, 0) is blocked: the agent stays put until the limit of 3 steps.
+    _, _, outputs = _maze_outputs(3, [0, 0, 0, 0])
+    flags = [(bool(o[3]), bool(o[4]["terminated"]), bool(o[4]["truncated"])) for o in outputs]
+    assert flags[:3] == [(False, False, False), (False, False, False), (True, False, True)]
+    assert float(outputs[2][4]["discount"]) == 1.0, "a truncation must keep discount 1"
+    # The step after the end ignores its action and starts a new episode (t == 0).
+    assert int(outputs[3][1].time) == 0 and not flags[3][0]
