@@ -72,3 +72,21 @@ def test_observation_functions_stay_inside_their_spaces(fn):
 def test_unknown_observation_function_needs_an_explicit_space():
     with pytest.raises(ValueError, match="observation_space"):
         _ = horizax.make("MiniGrid-Empty-5x5-v0", observation_fn=lambda s: s.grid).observation_space
+
+
+@pytest.mark.parametrize("size", [(5, 5), (8, 8), (7, 9)])
+def test_put_inside_writes_one_cell_and_drops_off_grid(size):
+    # Both forms (scatter for areas that are multiples of 64, select otherwise) must agree.
+    from horizax.grid import cells
+
+    width, height = size
+    grid = jnp.arange(width * height * 3, dtype=jnp.uint8).reshape(width, height, 3)
+    cell = jnp.asarray([9, 8, 7], jnp.uint8)
+    for pos in [(0, 0), (width - 1, height - 1), (2, 3)]:
+        expected = np.asarray(grid).copy()
+        expected[pos] = [9, 8, 7]
+        out = jax.jit(cells.put_inside)(grid, jnp.asarray(pos), cell)
+        np.testing.assert_array_equal(np.asarray(out), expected, f"write at {pos}")
+    for pos in [(-1, 0), (width, 0), (0, height), (0, -1)]:
+        out = jax.jit(cells.put_inside)(grid, jnp.asarray(pos), cell)
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(grid), f"off-grid {pos}")

@@ -76,10 +76,27 @@ def write_cell(grid: Array, pos: Array, cell: Array) -> Array:
 
 
 def put_inside(grid: Array, pos: Array, cell: Array) -> Array:
-    """u8[W, H, 3]: ``grid`` with ``cell`` at ``pos``; off-grid positions are dropped."""
-    return grid.at[pos[0], pos[1]].set(
-        jnp.asarray(cell, grid.dtype), mode="drop", wrap_negative_indices=False
-    )
+    """u8[W, H, 3]: ``grid`` with ``cell`` at ``pos``; off-grid positions are dropped.
+
+    The full symbolic observation is built this way on every step, so the form is chosen for
+    speed under `vmap` on XLA:CPU, by the grid's static size (both forms give equal results):
+
+    * a one-cell scatter when ``W * H`` is a multiple of 64 (each environment's grid then
+      fills whole 64-byte lines, and copying it is cheapest);
+    * otherwise an elementwise select against `position_mask`, which fuses with the copy.
+
+    Measured with the benchmark harness (B=1024, jax 0.12, 2-core CPU): the select gives
+    1.2x to 2x the steps/s of the scatter on every id tried whose area is not a multiple of
+    64 (MemoryS13 3.5 -> 5.9 M, KeyCorridorS3R3 7.5 -> 15.1 M, Empty-5x5, Empty-6x6,
+    MemoryS9, FourRooms, DoorKey-6x6), and 15-30% less on Empty-8x8, DoorKey-8x8 and
+    ObstructedMaze-2Dlh (16x16). Empty-16x16 is the exception the rule gives up (the select
+    was 1.3x faster there).
+    """
+    width, height = grid.shape[0], grid.shape[1]
+    cell = jnp.asarray(cell, grid.dtype)
+    if (width * height) % 64 == 0:
+        return grid.at[pos[0], pos[1]].set(cell, mode="drop", wrap_negative_indices=False)
+    return jnp.where(position_mask(width, height, pos)[..., None], cell, grid)
 
 
 def box_cell(colour: Any, content: tuple[Any, Any] | None = None) -> tuple[Any, Any, Any]:
