@@ -153,8 +153,7 @@ def paired_child(index: int, B: int, T: int, rounds: int) -> list[dict[str, Any]
             jax.block_until_ready(fn(key))
             times[side].append(time.perf_counter() - start)
     machine = machine_info()
-    records.append(_floor_record(index, B, T, rounds))
-    for side, record in enumerate(records[:2]):
+    for side, record in enumerate(records):
         record["times_s"] = times[side]
         record["best_s"] = min(times[side])
         record["steps_per_s"] = B * T / record["best_s"]
@@ -167,33 +166,6 @@ def paired_child(index: int, B: int, T: int, rounds: int) -> list[dict[str, Any]
         record["comparison"] = index
         record.update(_info(*sides[side]))
     return records
-
-
-def _floor_record(index: int, B: int, T: int, rounds: int) -> dict[str, Any]:
-    """Times the harness floor (`harness.make_floor_rollout`) for horizax's observation."""
-    import jax
-    from harness import machine_info, make_floor_rollout, time_rollout
-
-    _, (h_env, h_obs), _, _, _ = COMPARISONS[index]
-    info = _info("horizax", h_env, h_obs)
-    rollout = make_floor_rollout(info["obs_shape"], info["obs_dtype"], info["num_actions"], B, T)
-    timing = time_rollout(rollout, jax.random.key(0), repeats=rounds)
-    timing["steps_per_s"] = B * T / timing["best_s"]
-    return {
-        "library": "floor",
-        "library_version": "harness",
-        "env": h_env,
-        "obs": h_obs,
-        "B": B,
-        "T": T,
-        "comparison": index,
-        "jax_version": jax.__version__,
-        "machine": machine_info(),
-        "peak_bytes": sum(
-            (timing.get("memory") or {}).get(k, 0) for k in ("temp", "argument", "output")
-        ),
-        **timing,
-    }
 
 
 def _run_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -217,7 +189,7 @@ def _run_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
                 for line in proc.stdout.splitlines()
                 if line.startswith(RESULT_MARKER)
             ]
-            if proc.returncode != 0 or len(new) not in (2, 3):
+            if proc.returncode != 0 or len(new) != 2:
                 raise RuntimeError(f"pair {index} B={B} failed:\n{proc.stderr[-3000:]}")
             for record in new:
                 record["idle_wait_s"] = waited
@@ -267,15 +239,9 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
         "Issue 3's rows (index >= 5) also carry a compile target: horizax's cold compile of",
         "the whole rollout (reset + scanned step) at most 1/4 of navix's.",
         "",
-        "The floor columns time the harness itself on horizax's observation shape (a step",
-        "that only XORs the action into the observation, `harness.make_floor_rollout`): no",
-        "library can beat it, so `floor / peer` is the highest steps/s ratio reachable against",
-        "that peer and `floor compile / peer compile` the lowest compile ratio.",
-        "",
         "| comparison | B | horizax steps/s | peer steps/s | ratio | target | "
-        "horizax compile s | peer compile s | compile ratio | floor steps/s | "
-        "floor / peer | floor compile s | floor / peer compile |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "horizax compile s | peer compile s | compile ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for index, (label, _, peer, _, target) in enumerate(COMPARISONS):
         for B in batches:
@@ -284,21 +250,13 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
             if ours is None or theirs is None:
                 continue
             ratio = ours["steps_per_s"] / theirs["steps_per_s"]
-            floor = _find(records, index, "floor", B)
-            floor_cells = (
-                " | | | |"
-                if floor is None
-                else f" {floor['steps_per_s']:,.0f} | "
-                f"{floor['steps_per_s'] / theirs['steps_per_s']:.2f}x | "
-                f"{floor['compile_s']:.2f} | {floor['compile_s'] / theirs['compile_s']:.2f} |"
-            )
             lines.append(
                 f"| {label} vs {peer} | {B} | {ours['steps_per_s']:,.0f} | "
                 f"{theirs['steps_per_s']:,.0f} | {ratio:.2f}x | "
                 f"{'' if target is None else f'>= {target}x'} | "
                 f"{ours['compile_s']:.2f} | {theirs['compile_s']:.2f} | "
                 f"{ours['compile_s'] / theirs['compile_s']:.2f}"
-                f"{' (<= 0.25)' if FIRST_ISSUE3 <= index < FIRST_MAZE else ''} |" + floor_cells
+                f"{' (<= 0.25)' if FIRST_ISSUE3 <= index < FIRST_MAZE else ''} |"
             )
     lines += [
         "",

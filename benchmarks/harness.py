@@ -102,52 +102,6 @@ def make_scan_rollout(
     return rollout
 
 
-def make_floor_rollout(
-    obs_shape: Sequence[int], obs_dtype: Any, num_actions: int, batch_size: int, num_steps: int
-) -> RolloutFn:
-    """The harness's own cost: a rollout whose "environment" does almost nothing.
-
-    Its state is just an observation of the given shape and dtype; each step writes the
-    action into its first element in place (a one-element ``dynamic_update_slice``), so every
-    step yields a new observation that the harness must reduce whole, exactly as for a real
-    library, for the least possible work. (Rewriting every element instead, e.g. an XOR with
-    the action, measured slower than real environments.) No library can run the harness much
-    faster than this or compile it in less time, so ``floor steps/s / peer steps/s`` bounds
-    the ratio any library can reach against that peer (and likewise for compile time).
-
-    Args:
-        obs_shape: shape of ONE environment's observation.
-        obs_dtype: its dtype.
-        num_actions: actions are sampled in ``[0, num_actions)``.
-        batch_size: ``B``.
-        num_steps: ``T``.
-
-    Returns:
-        An un-jitted ``rollout(key)`` with the same outputs as `make_scan_rollout`'s.
-    """
-    dtype = jnp.dtype(obs_dtype)
-
-    def reset(key: jax.Array) -> jax.Array:
-        del key
-        return jnp.zeros(tuple(obs_shape), dtype)
-
-    def step(obs: jax.Array, action: jax.Array) -> jax.Array:
-        corner = (0,) * obs.ndim
-        return jax.lax.dynamic_update_slice(
-            obs, action.astype(dtype).reshape((1,) * obs.ndim), corner
-        )
-
-    return make_scan_rollout(
-        reset=reset,
-        step=step,
-        observe=lambda obs: obs,
-        is_done=lambda obs: jnp.zeros((), jnp.bool_),
-        num_actions=num_actions,
-        batch_size=batch_size,
-        num_steps=num_steps,
-    )
-
-
 def machine_info() -> dict[str, Any]:
     """Describes the host: uname, processor, CPU model and count, JAX backend.
 
