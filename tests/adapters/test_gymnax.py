@@ -407,7 +407,7 @@ def _maze_outputs(time_limit, actions):
 
 def test_maze_goal_terminates_with_discount_zero():
     gymnax_env, params, outputs = _maze_outputs(50, TOY_PATH)
-    obs, state, reward, done, info = outputs[-1]
+    obs, _, reward, done, info = outputs[-1]
     assert bool(done) and bool(info["terminated"]) and not bool(info["truncated"])
     assert float(info["discount"]) == 0.0 and float(reward) == 1.0
     assert [int(v) for v in obs["agent_position"]] == [0, 4]

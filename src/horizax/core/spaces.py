@@ -93,3 +93,32 @@ class Dict:
         if set(x) != set(self.spaces):
             return jnp.asarray(False)
         return jnp.all(jnp.stack([jnp.asarray(s.contains(x[k])) for k, s in self.spaces.items()]))
+
+
+def check_action(action: Any, num_actions: int) -> Array:
+    """Validates a discrete action for ``step``; returns it as i32[].
+
+    The dtype and shape are checked at trace time; the value only when it is concrete
+    (inside `jit` no value can raise, so each environment documents what an out-of-range
+    action does there).
+
+    Args:
+        action: the action passed to ``step``.
+        num_actions: the size of the action space.
+
+    Raises:
+        TypeError: a bool, or a non-integer dtype.
+        ValueError: a non-scalar, or a concrete value outside ``[0, num_actions)``.
+    """
+    if isinstance(action, bool):
+        raise TypeError("action must be an integer, got a bool")
+    arr = jnp.asarray(action)
+    if arr.shape != ():
+        raise ValueError(f"action must be a scalar (i32[]), got shape {arr.shape}")
+    if not jnp.issubdtype(arr.dtype, jnp.integer):
+        raise TypeError(f"action must be an integer, got dtype {arr.dtype}")
+    if not isinstance(action, jax.core.Tracer):
+        value = int(arr)
+        if not 0 <= value < num_actions:
+            raise ValueError(f"action {value} is outside the action space [0, {num_actions})")
+    return arr.astype(jnp.int32)

@@ -23,7 +23,7 @@ from jax import Array
 
 from horizax.core import episode_keys
 from horizax.core.autoreset import reset_where
-from horizax.core.spaces import Box, Discrete
+from horizax.core.spaces import Box, Discrete, check_action
 from horizax.core.step_type import StepType, check_truncation
 from horizax.core.struct import field, pytree_dataclass
 from horizax.grid import constants as C
@@ -80,22 +80,6 @@ class Timestep:
     def is_start(self) -> Array:
         """bool[]: the first timestep of an episode."""
         return self.state.step_count == 0
-
-
-def _check_action(action: Any, num_actions: int) -> Array:
-    """Validates the action at trace time and, when it is concrete, its value."""
-    if isinstance(action, bool):
-        raise TypeError("action must be an integer, got a bool")
-    arr = jnp.asarray(action)
-    if arr.shape != ():
-        raise ValueError(f"action must be a scalar (i32[]), got shape {arr.shape}")
-    if not jnp.issubdtype(arr.dtype, jnp.integer):
-        raise TypeError(f"action must be an integer, got dtype {arr.dtype}")
-    if not isinstance(action, jax.core.Tracer):
-        value = int(arr)
-        if not 0 <= value < num_actions:
-            raise ValueError(f"action {value} is outside the action space [0, {num_actions})")
-    return arr.astype(jnp.int32)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,7 +237,7 @@ class Environment:
         Returns:
             The next `Timestep`.
         """
-        action = _check_action(action, self.num_actions)
+        action = check_action(action, self.num_actions)
         if self.autoreset:
             # Select the next state first and observe once (the observation is the costly part
             # of a step). `reset_where` draws new layouts only for the environments that need

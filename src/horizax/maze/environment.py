@@ -11,12 +11,12 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
 from horizax.core import specs
+from horizax.core.spaces import check_action
 from horizax.maze.generator import Generator, RandomGenerator
 from horizax.maze.types import Observation, Position, State, StepType, TimeStep, restart
 
@@ -25,22 +25,6 @@ __all__ = ["ENVIRONMENTS", "MOVES", "Maze", "make_maze"]
 # Row and column change of Up, Right, Down, Left; (0, 0) is the top-left corner.
 MOVES = np.array([[-1, 0], [0, 1], [1, 0], [0, -1]], np.int32)
 NUM_ACTIONS = 4
-
-
-def _check_action(action: Any) -> Array:
-    """Validates the action at trace time and, when it is concrete, its value."""
-    if isinstance(action, bool):
-        raise TypeError("action must be an integer, got a bool")
-    arr = jnp.asarray(action)
-    if arr.shape != ():
-        raise ValueError(f"action must be a scalar (i32[]), got shape {arr.shape}")
-    if not jnp.issubdtype(arr.dtype, jnp.integer):
-        raise TypeError(f"action must be an integer, got dtype {arr.dtype}")
-    if not isinstance(action, jax.core.Tracer):
-        value = int(arr)
-        if not 0 <= value < NUM_ACTIONS:
-            raise ValueError(f"action {value} is outside the action space [0, {NUM_ACTIONS})")
-    return arr.astype(jnp.int32)
 
 
 def action_mask(walls: Array, position: Position) -> Array:
@@ -205,7 +189,7 @@ class Maze:
             TypeError, ValueError: ``action`` is not an integer scalar, or a concrete value
                 outside [0, 4).
         """
-        action = _check_action(action)
+        action = check_action(action, NUM_ACTIONS)
         index = jnp.clip(action, 0, NUM_ACTIONS - 1)
         moves = (action >= 0) & (action < NUM_ACTIONS) & state.action_mask[index]
         delta = jnp.where(moves, jnp.asarray(MOVES)[index], 0)

@@ -61,7 +61,7 @@ def _rollout(fenv: Any, key: jax.Array, num_steps: int) -> tuple[Any, Any, jax.A
     return first, steps, t
 
 
-def _assert_in_space(space: Any, value: Any, batch_ndim: int, where: str) -> None:
+def assert_in_space(space: Any, value: Any, batch_ndim: int, where: str) -> None:
     """Numpy membership check of a value with ``batch_ndim`` leading batch axes."""
     if isinstance(getattr(space, "spaces", None), Mapping):
         assert isinstance(value, Mapping), f"observation is not a dict ({where})"
@@ -69,7 +69,7 @@ def _assert_in_space(space: Any, value: Any, batch_ndim: int, where: str) -> Non
             f"observation keys {sorted(value)} != space keys {sorted(space.spaces)} ({where})"
         )
         for name, sub in space.spaces.items():
-            _assert_in_space(sub, value[name], batch_ndim, f"{where}, {name!r}")
+            assert_in_space(sub, value[name], batch_ndim, f"{where}, {name!r}")
         return
     arr = np.asarray(value)
     shape = tuple(getattr(space, "shape", ()))
@@ -124,8 +124,8 @@ def check_functional(
     for a, b in zip(jax.tree.leaves((first, steps, t)), jax.tree.leaves(again), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b), "same key, different rollout")
 
-    _assert_in_space(short.observation_space, first.observation, 0, "reset")
-    _assert_in_space(short.observation_space, steps.observation, 1, "rollout")
+    assert_in_space(short.observation_space, first.observation, 0, "reset")
+    assert_in_space(short.observation_space, steps.observation, 1, "rollout")
     assert float(first.reward) == 0.0, "a reset Step must have reward 0"
     assert not bool(first.terminated | first.truncated), "a reset Step must not be done"
     rewards = np.asarray(steps.reward)
