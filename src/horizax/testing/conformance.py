@@ -22,17 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from horizax.core.step_type import StepType
-from horizax.testing.functional_checks import assert_in_space, check_functional
-
-
-def _count_traces(fn: Any) -> tuple[Any, list[int]]:
-    counter = [0]
-
-    def counted(*args: Any) -> Any:
-        counter[0] += 1
-        return fn(*args)
-
-    return jax.jit(counted), counter
+from horizax.testing.functional_checks import assert_in_space, check_functional, count_traces
 
 
 def _rollout(env: Any, key: jax.Array, num_steps: int) -> tuple[Any, Any]:
@@ -82,8 +72,8 @@ def check_env(
     short = env.replace(max_steps=limit)
 
     # One trace per jitted function, across new keys and actions.
-    reset, reset_traces = _count_traces(short.reset)
-    step, step_traces = _count_traces(short.step)
+    reset, reset_traces = count_traces(short.reset)
+    step, step_traces = count_traces(short.step)
     timestep = reset(jax.random.PRNGKey(1))
     for i in range(3):
         timestep = step(timestep, jnp.int32(i % env.action_space.n))

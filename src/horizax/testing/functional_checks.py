@@ -27,7 +27,8 @@ import numpy as np
 from horizax.core.protocol import functional
 
 
-def _count_traces(fn: Any) -> tuple[Any, list[int]]:
+def count_traces(fn: Any) -> tuple[Any, list[int]]:
+    """``jax.jit(fn)`` and a one-element list counting how often it was traced."""
     counter = [0]
 
     def counted(*args: Any) -> Any:
@@ -107,8 +108,8 @@ def check_functional(
     assert short.max_steps == limit, "replace(max_steps=...) did not change max_steps"
 
     # One trace per jitted function, across new keys and actions.
-    reset, reset_traces = _count_traces(short.reset)
-    step, step_traces = _count_traces(short.step)
+    reset, reset_traces = count_traces(short.reset)
+    step, step_traces = count_traces(short.step)
     state, _ = reset(jax.random.PRNGKey(1))
     for i in range(3):
         action = jnp.asarray(i % short.action_space.n, short.action_space.dtype)
