@@ -3,17 +3,10 @@
 `horizax.adapters.gymnax.ToGymnax` is written against the gridworld's `Timestep` (seed 004:
 ``state.timestep.step_type``, ``timestep.t``, ``is_done()``, ...). `FunctionalTimestepEnv`
 gives any `horizax.core.protocol.FunctionalEnv` (the Maze, for one) that same shape, so the
-adapter serves every family without a second code path:
-
-* `FunctionalTimestep` holds the protocol state, its last `Step`, the step count ``t`` and the
-  episode key, and answers ``observation``, ``reward``, ``step_type`` (the gridworld's
-  `StepType`: 2 termination, 1 truncation, 0 otherwise), ``is_done()`` and friends.
-* `FunctionalTimestepEnv.step` autoresets as the gridworld does: the step after an ending one
-  ignores its action and returns the first timestep of a new episode, drawn from the next
-  stream of the episode key (`horizax.core.episode_keys`); under `vmap` only the finished
-  environments draw one (`horizax.core.autoreset.reset_where`).
-* The protocol's ``step`` key is derived from the episode key and ``t``, so a run is a pure
-  function of the reset key.
+adapter serves every family without a second code path. It adds no autoreset of its own: it
+is `horizax.core.autoreset`'s NEXT_STEP mode (the step after an ending one ignores its
+action and starts a new episode from the next stream of the episode key; under `vmap` only
+the finished environments draw one), plus the last `Step`, from which the accessors read.
 """
 
 from __future__ import annotations
@@ -21,12 +14,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 from jax import Array
 
-from horizax.core import episode_keys
-from horizax.core.autoreset import reset_where
+from horizax.core import autoreset
 from horizax.core.protocol import FunctionalEnv, Step
 from horizax.core.step_type import check_truncation
 from horizax.core.struct import pytree_dataclass
@@ -39,16 +29,23 @@ class FunctionalTimestep:
     """One step of a protocol environment, with the gridworld `Timestep`'s accessors.
 
     Attributes:
-        state: the protocol state (opaque pytree).
-        last: the `Step` that produced ``state``.
-        t: i32[], steps taken in this episode (0 after a reset).
-        key: the key the episode was drawn from (seeds the next episode).
+        episode: the environment's `horizax.core.autoreset.Episode` (protocol state, episode
+            key, step count, done flag).
+        last: the `Step` that produced ``episode.state``.
     """
 
-    state: Any
+    episode: autoreset.Episode
     last: Step
-    t: Array
-    key: Array
+
+    @property
+    def state(self) -> Any:
+        """The protocol state (opaque pytree)."""
+        return self.episode.state
+
+    @property
+    def t(self) -> Array:
+        """i32[]: steps taken in this episode (0 after a reset)."""
+        return self.episode.t
 
     @property
     def observation(self) -> Any:
@@ -67,7 +64,7 @@ class FunctionalTimestep:
 
     def is_done(self) -> Array:
         """bool[]: the episode ended here."""
-        return self.last.terminated | self.last.truncated
+        return self.last.done
 
     def is_termination(self) -> Array:
         """bool[]: an absorbing state was reached."""
@@ -108,19 +105,14 @@ class FunctionalTimestepEnv:
         """The protocol's observation space."""
         return self.fenv.observation_space
 
-    def _first(self, key: Array) -> FunctionalTimestep:
-        state, step = self.fenv.reset(key)
-        return FunctionalTimestep(state=state, last=step, t=jnp.int32(0), key=key)
-
     def reset(self, key: Array) -> FunctionalTimestep:
         """The first timestep of an episode drawn from ``key``."""
-        return self._first(key)
+        episode, step = autoreset.start_episode(self.fenv, key)
+        return FunctionalTimestep(episode=episode, last=step)
 
     def step(self, timestep: FunctionalTimestep, action: Array) -> FunctionalTimestep:
-        """One step, or a new episode's first timestep after an ending one."""
-        step_key = jax.random.fold_in(episode_keys.dynamics_key(timestep.key), timestep.t)
-        state, step = self.fenv.step(step_key, timestep.state, action)
-        advanced = FunctionalTimestep(state=state, last=step, t=timestep.t + 1, key=timestep.key)
-        return reset_where(
-            self._first, timestep.is_done(), episode_keys.next_episode_key(timestep.key), advanced
+        """One step, or a new episode's first timestep after an ending one (NEXT_STEP)."""
+        episode, step, _ = autoreset.step_episode(
+            self.fenv, autoreset.AutoresetMode.NEXT_STEP, timestep.episode, action
         )
+        return FunctionalTimestep(episode=episode, last=step)

@@ -50,6 +50,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
     ) from err
 
 from horizax.core import spaces
+from horizax.core.autoreset import reset_where
 from horizax.core.protocol import FunctionalEnv, Step, functional
 from horizax.core.registry import make
 
@@ -134,12 +135,17 @@ def _reset_masked(
     kept: dict[str, Any],
 ):
     key, keys = _split(key, num_envs)
-    fresh_state, step = jax.vmap(fenv.reset)(keys)
+    # `reset_where` draws layouts only for the masked environments (under vmap); the others
+    # keep their state and a placeholder step that the select below discards.
+    first = jax.eval_shape(fenv.reset, keys[0])[1]
+    placeholder = jax.tree.map(lambda s: jnp.zeros((num_envs, *s.shape), s.dtype), first)
+    state, step = jax.vmap(lambda m, k, s, p: reset_where(fenv.reset, m, k, (s, p)))(
+        mask, keys, state, placeholder
+    )
 
     def where(new: jax.Array, old: jax.Array) -> jax.Array:
         return jnp.where(mask.reshape((num_envs,) + (1,) * (new.ndim - 1)), new, old)
 
-    state = jax.tree.map(where, fresh_state, state)
     kept = jax.tree.map(where, _outputs(step, observation_key), kept)
     return key, state, kept, jax.tree.map(jnp.copy, kept)
 

@@ -140,8 +140,29 @@ class TimeStep:
         return self.last() & (self.discount != 0)
 
 
-def _step_type(value: StepType, shape: Any) -> Array:
-    return jnp.full(shape, int(value), jnp.int8)
+def _timestep(
+    step_type: StepType,
+    reward: Any,
+    discount: Any,
+    observation: Any,
+    extras: dict | None,
+    shape: Any,
+    dtype: Any,
+) -> TimeStep:
+    """The one constructor behind `restart`, `transition`, `termination` and `truncation`."""
+
+    def as_array(value: Any) -> Array:
+        # Scalars (the defaults) take ``shape``; given arrays keep their own shape.
+        array = jnp.asarray(value, dtype)
+        return jnp.broadcast_to(array, shape) if array.ndim == 0 else array
+
+    return TimeStep(
+        step_type=jnp.full(shape, int(step_type), jnp.int8),
+        reward=as_array(reward),
+        discount=as_array(discount),
+        observation=observation,
+        extras=dict(extras or {}),
+    )
 
 
 def restart(
@@ -155,13 +176,7 @@ def restart(
         shape: shape of reward and discount (``()`` for a single agent).
         dtype: dtype of reward and discount.
     """
-    return TimeStep(
-        step_type=_step_type(StepType.FIRST, shape),
-        reward=jnp.zeros(shape, dtype),
-        discount=jnp.ones(shape, dtype),
-        observation=observation,
-        extras=dict(extras or {}),
-    )
+    return _timestep(StepType.FIRST, 0.0, 1.0, observation, extras, shape, dtype)
 
 
 def transition(
@@ -173,13 +188,8 @@ def transition(
     dtype: Any = jnp.float32,
 ) -> TimeStep:
     """A MID `TimeStep` (discount 1 unless given)."""
-    return TimeStep(
-        step_type=_step_type(StepType.MID, shape),
-        reward=jnp.asarray(reward, dtype),
-        discount=jnp.ones(shape, dtype) if discount is None else jnp.asarray(discount, dtype),
-        observation=observation,
-        extras=dict(extras or {}),
-    )
+    discount = 1.0 if discount is None else discount
+    return _timestep(StepType.MID, reward, discount, observation, extras, shape, dtype)
 
 
 def termination(
@@ -190,13 +200,7 @@ def termination(
     dtype: Any = jnp.float32,
 ) -> TimeStep:
     """A LAST `TimeStep` for an absorbing state: discount 0."""
-    return TimeStep(
-        step_type=_step_type(StepType.LAST, shape),
-        reward=jnp.asarray(reward, dtype),
-        discount=jnp.zeros(shape, dtype),
-        observation=observation,
-        extras=dict(extras or {}),
-    )
+    return _timestep(StepType.LAST, reward, 0.0, observation, extras, shape, dtype)
 
 
 def truncation(
@@ -208,10 +212,5 @@ def truncation(
     dtype: Any = jnp.float32,
 ) -> TimeStep:
     """A LAST `TimeStep` cut by a time limit: discount 1 unless given (bootstrap from it)."""
-    return TimeStep(
-        step_type=_step_type(StepType.LAST, shape),
-        reward=jnp.asarray(reward, dtype),
-        discount=jnp.ones(shape, dtype) if discount is None else jnp.asarray(discount, dtype),
-        observation=observation,
-        extras=dict(extras or {}),
-    )
+    discount = 1.0 if discount is None else discount
+    return _timestep(StepType.LAST, reward, discount, observation, extras, shape, dtype)
