@@ -81,6 +81,41 @@ def pick_cell(mask: Array, bits: Array) -> Array:
     return jnp.stack([x, y]).astype(jnp.int32)
 
 
+def pick_interior_cells(bits: Array, width: int, height: int) -> Array:
+    """i32[k, 2]: ``k`` distinct interior cells of an empty walled room, drawn in order.
+
+    Cell ``i`` is uniform among the interior cells not drawn before it, from the 32 random
+    ``bits[i]`` (u32[k]). The result equals ``k`` successive `pick_cell` calls on the empty
+    mask of a ``width`` x ``height`` `walled_grid` into which each drawn cell is filled before
+    the next draw (MiniGrid's ``place_obj`` one object after the other): both rank the free
+    cells in x-major order and take ``bits[i] % free_count``. Here it is scalar arithmetic on
+    the ranks -- no mask, prefix sum or argmax per draw -- which keeps a layout's compiled
+    program (and so reset and autoreset compile time) small.
+
+    Args:
+        bits: u32[k] random words, one per cell.
+        width, height: the room's size, walls included (interior ``(width-2) x (height-2)``).
+
+    Raises:
+        ValueError: if the interior has fewer than ``k`` cells.
+    """
+    inner_height = height - 2
+    count = (width - 2) * inner_height
+    if bits.shape[0] > count:
+        raise ValueError(f"cannot draw {bits.shape[0]} distinct cells from {count}")
+    drawn: list[Array] = []
+    for i in range(bits.shape[0]):
+        rank = jax.lax.rem(bits[i], jnp.uint32(count - i)).astype(jnp.int32)
+        # The rank-th free index is the least fixed point of q = rank + #{drawn <= q}; each
+        # pass that moves q passes at least one more drawn index, so i passes reach it.
+        index = rank
+        for _ in range(i):
+            index = rank + sum((d <= index).astype(jnp.int32) for d in drawn)
+        drawn.append(index)
+    column, row = truncating_divmod(jnp.stack(drawn), inner_height)
+    return jnp.stack([column, row], axis=-1) + 1
+
+
 def mixed_radix(word: Array, *radices: int | Array) -> list[Array]:
     """Splits u32 ``word`` (any shape) into mixed-radix digits, i32 of the same shape each.
 

@@ -82,18 +82,14 @@ def memory_layout(size: int, random_length: bool) -> LayoutFn:
     xs = np.arange(size)[:, None]
     ys = np.arange(size)[None, :]
     hallway_rows = (ys == upper + 1) | (ys == lower - 1)
-    wall = np.asarray(C.WALL_CELL, np.uint8)
-    kinds = jnp.asarray([C.KEY, C.BALL], jnp.int32)  # `_rand_elem([Key, Ball])`
-
-    def cell(kind: Array) -> Array:
-        return jnp.stack([kind, jnp.int32(C.GREEN), jnp.int32(0)]).astype(jnp.uint8)
+    start_cell = (xs == 1) & (ys == mid - 1)
 
     def layout(key: Array) -> State:
         word = jax.random.bits(key, (), jnp.uint32)
         if random_length:
             # `_rand_int(4, width - 2)`.
             (end_digit,) = mixed_radix(word, size - 6)
-            word = word // jnp.uint32(size - 6)
+            word = jax.lax.div(word, jnp.uint32(size - 6))
             hallway_end = 4 + end_digit
         else:
             hallway_end = jnp.int32(size - 3)
@@ -101,20 +97,24 @@ def memory_layout(size: int, random_length: bool) -> LayoutFn:
         # start room and `_rand_elem([[Ball, Key], [Key, Ball]])` for the two ends.
         agent_digit, start_digit, order = mixed_radix(word, hallway_end, 2, 2)
         agent_pos = jnp.stack([1 + agent_digit, jnp.int32(mid)])
-        start_kind = kinds[start_digit]
-        top_kind = kinds[1 - order]  # order 0: ball on top, key at the bottom
-        bottom_kind = kinds[order]
+        start_kind = jnp.where(start_digit == 0, C.KEY, C.BALL)
+        top_kind = jnp.where(order == 0, C.BALL, C.KEY)  # order 0: ball on top, key at the bottom
+        bottom_kind = C.KEY + C.BALL - top_kind
+        end_x = hallway_end + 1
         walls = (
             ((xs >= 5) & (xs < hallway_end) & hallway_rows)
             | ((xs == hallway_end) & (ys != mid))
             | (xs == hallway_end + 2)
         )
-        grid = jnp.where(walls[..., None], wall, jnp.asarray(base))
-        end_x = hallway_end + 1
-        grid = grid.at[1, mid - 1].set(cell(start_kind))
-        column = jnp.where((ys[0] == mid - 2)[:, None], cell(top_kind), grid[end_x])
-        column = jnp.where((ys[0] == mid + 2)[:, None], cell(bottom_kind), column)
-        grid = jax.lax.dynamic_update_slice(grid, column[None], (end_x, 0, 0))
+        # One elementwise pass (a single fused loop under `vmap`): the walls that depend on
+        # `hallway_end`, then the object kind of the three green objects.
+        objects = jnp.where(walls, C.WALL, base[..., 0])
+        objects = jnp.where(start_cell, start_kind, objects)
+        objects = jnp.where((xs == end_x) & (ys == mid - 2), top_kind, objects)
+        objects = jnp.where((xs == end_x) & (ys == mid + 2), bottom_kind, objects)
+        is_object = (objects == C.KEY) | (objects == C.BALL)
+        colours = jnp.where(is_object, C.GREEN, jnp.where(objects == C.WALL, C.GREY, 0))
+        grid = jnp.stack([objects, colours, jnp.zeros_like(objects)], axis=-1).astype(jnp.uint8)
         matches_top = start_kind == top_kind
         success_y = jnp.where(matches_top, mid - 1, mid + 1)
         mission = missions.encode(
