@@ -82,6 +82,14 @@ class Timestep:
         return self.state.step_count == 0
 
 
+_LAYOUT_FIELDS = ("grid", "agent_pos", "agent_dir", "carrying", "mission", "aux")
+
+
+def _layout_fields(state: State) -> dict[str, Array]:
+    """The `State` fields a layout function draws (all but the key, step count and limit)."""
+    return {name: getattr(state, name) for name in _LAYOUT_FIELDS}
+
+
 @dataclasses.dataclass(frozen=True)
 class Environment:
     """A MiniGrid-style gridworld: immutable configuration plus pure `reset`/`step`.
@@ -244,11 +252,20 @@ class Environment:
             # one when vmapped, instead of for all of them at every step.
             done = timestep.is_done()
             state, reward, step_type = self._transition(timestep.state, action)
-            state = reset_where(
-                self._initial_state,
+            next_key = episode_keys.next_episode_key(timestep.state.key)
+            # Only the fields a layout draws go through `reset_where`; the episode's key and
+            # step count are plain selects that fuse with the rest of the step, and the limit
+            # never changes (three fewer scatters per autoreset round in the compiled step).
+            drawn = reset_where(
+                lambda key: _layout_fields(self.layout_fn(key)),
                 done,
-                episode_keys.next_episode_key(timestep.state.key),
-                state,
+                next_key,
+                _layout_fields(state),
+            )
+            state = state.replace(
+                **drawn,
+                key=jnp.where(done, next_key, state.key),
+                step_count=jnp.where(done, 0, state.step_count),
             )
             reward = jnp.where(done, jnp.float32(0.0), reward)
             step_type = jnp.where(done, jnp.int32(StepType.TRANSITION), step_type)
