@@ -59,6 +59,32 @@ def test_step_after_the_end_starts_a_new_episode_and_ignores_the_action():
     assert int(ts[4].t) == 1
 
 
+@pytest.mark.parametrize("env_id", ["MiniGrid-Fetch-8x8-N3-v0", "MiniGrid-MemoryS13Random-v0"])
+def test_batched_autoreset_state_is_a_fresh_reset_field_for_field(env_id):
+    """Under `vmap` the finished environments get exactly `reset(next_episode_key)` (key,
+    step count and limit included) and the others go on untouched by the reset."""
+    env = horizax.make(env_id, max_steps=3)
+    keys = jax.random.split(jax.random.PRNGKey(7), 8)
+    step = jax.jit(jax.vmap(env.step))
+    ts = jax.vmap(env.reset)(keys)
+    # Environments 0..3 truncate after 3 left turns; 4..7 started one step later.
+    ts = ts.replace(state=ts.state.replace(step_count=jnp.asarray([0, 0, 0, 0, -1, -1, -1, -1])))
+    for _ in range(3):
+        ts = step(ts, jnp.full(8, C.LEFT, jnp.int32))
+    assert np.asarray(ts.is_truncation()).tolist() == [True] * 4 + [False] * 4
+    after = step(ts, jnp.full(8, C.LEFT, jnp.int32))
+    fresh = jax.vmap(env.reset)(jax.vmap(episode_keys.next_episode_key)(ts.state.key))
+    for i in range(4):
+        jax.tree.map(
+            np.testing.assert_array_equal,
+            jax.tree.map(lambda x, i=i: x[i], after.state),
+            jax.tree.map(lambda x, i=i: x[i], fresh.state),
+        )
+    np.testing.assert_array_equal(after.state.key[4:], ts.state.key[4:])
+    np.testing.assert_array_equal(after.state.step_count[4:], 3)
+    np.testing.assert_array_equal(after.state.grid[4:], ts.state.grid[4:])
+
+
 def test_disable_autoreset_keeps_stepping_the_episode():
     env = horizax.make("MiniGrid-Empty-5x5-v0", max_steps=2).disable_autoreset()
     ts = _run(env, [C.LEFT] * 4)
