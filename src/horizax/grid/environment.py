@@ -82,12 +82,17 @@ class Timestep:
         return self.state.step_count == 0
 
 
-_LAYOUT_FIELDS = ("grid", "agent_pos", "agent_dir", "carrying", "mission", "aux")
+# Set by `_initial_state`, not by the layout; every other `State` field is the layout's.
+_EPISODE_FIELDS = frozenset({"key", "step_count", "max_steps"})
 
 
 def _layout_fields(state: State) -> dict[str, Array]:
     """The `State` fields a layout function draws (all but the key, step count and limit)."""
-    return {name: getattr(state, name) for name in _LAYOUT_FIELDS}
+    return {
+        f.name: getattr(state, f.name)
+        for f in dataclasses.fields(state)
+        if f.name not in _EPISODE_FIELDS
+    }
 
 
 @dataclasses.dataclass(frozen=True)
