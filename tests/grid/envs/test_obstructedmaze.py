@@ -23,6 +23,7 @@ from horizax.grid.envs.obstructedmaze import (
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.envs import obstructedmaze_driver as driver
+from tests.grid.envs.prng_draws import JAX_PRNG_PRIMITIVES, trace_counting_draws
 
 # gymnasium flags MiniGrid's v0 ids as outdated (v1 exists); horizax implements both.
 pytestmark = pytest.mark.filterwarnings("ignore:.*out of date.*:DeprecationWarning")
@@ -201,13 +202,14 @@ def test_every_layout_is_well_formed(env_id):
 
 
 def test_reset_is_one_random_call_without_loops():
-    """One `jax.random.split`, one scatter, no loops, conditionals or argmax reductions."""
+    """One random draw, one scatter, no loops, conditionals or argmax reductions."""
     key = jax.random.PRNGKey(0)
     for env_id in ("MiniGrid-ObstructedMaze-2Dlh-v0", "MiniGrid-ObstructedMaze-Full-v1"):
-        jaxpr = jax.make_jaxpr(lambda k, cfg=CONFIGS[env_id]: generate(cfg, k))(key)
+        layout = lambda k, cfg=CONFIGS[env_id]: generate(cfg, k)  # noqa: E731
+        jaxpr, draws = trace_counting_draws(layout, key)
         names = [e.primitive.name for e in jaxpr.eqns]
-        assert not {"while", "cond", "argmax", "random_bits"} & set(names)
-        assert names.count("random_split") == 1
+        assert not {"while", "cond", "argmax", *JAX_PRNG_PRIMITIVES} & set(names)
+        assert draws == 1
         assert names.count("scatter") == 1  # the grid is written once
     # Few words: 2 for the ids with one quarter, 4 for Full (plus the door-slot word).
     assert _count_words(CONFIGS["MiniGrid-ObstructedMaze-2Dlh-v0"]) == 2

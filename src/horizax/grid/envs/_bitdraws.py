@@ -9,7 +9,7 @@ cumulative sums: the layouts run at every autoreset, and the compile time of a r
 grows with the size of their traced program.
 
 The random numbers are mixed-radix digits of uniform 32-bit words (`Digits`), all drawn by
-one ``jax.random.bits`` call.
+one ``random_bits`` call.
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import jax
 import jax.numpy as jnp
 from jax import Array
+
+from horizax.core.random_bits import random_bits
 
 # Largest product of radices packed into one 32-bit word. A digit's modulo bias is at most
 # (product of its word's radices) / 2**32 relative, here < 6.2e-5: far below what a
@@ -47,7 +48,7 @@ Radix = int | Array | Callable[[list[Array]], Array]
 
 
 def draw_digits(key: Array, bounds: Sequence[int], radices: Sequence[Radix]) -> list[Array]:
-    """Uniform integers ``d_i in [0, radix_i)`` from ONE `jax.random.bits` call.
+    """Uniform integers ``d_i in [0, radix_i)`` from ONE `random_bits` call.
 
     Args:
         key: a PRNG key.
@@ -64,7 +65,7 @@ def draw_digits(key: Array, bounds: Sequence[int], radices: Sequence[Radix]) -> 
     if len(bounds) != len(radices):
         raise ValueError("one bound per radix")
     groups = pack_words(bounds)
-    words = jax.random.bits(key, (len(groups),), jnp.uint32)
+    words = random_bits(key, (len(groups),))
     out: list[Array] = []
     for w, group in enumerate(groups):
         word = words[w]

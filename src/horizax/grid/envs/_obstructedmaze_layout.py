@@ -11,11 +11,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import split_words
 from horizax.grid import cells, missions
 from horizax.grid import constants as C
 from horizax.grid.envs._bitdraws import Digits, bit, choose, draw_bit, popcount, select_bit
@@ -168,7 +168,7 @@ def generate(cfg: Config, key: Array) -> State:
     rg = cfg.room_grid
     ops, ball_rooms = plan(cfg)
     n_digit_words = _count_words(cfg)
-    words = _random_words(key, 1 + n_digit_words)
+    words = split_words(key, 1 + n_digit_words)
     slot_word, digits = words[0], Digits(words[1:])
     colours = _colours(digits)
     placeholder = rg.default_agent_pos()
@@ -232,18 +232,6 @@ def generate(cfg: Config, key: Array) -> State:
     assert digits.count == n_digit_words, "the draws must follow _draw_bounds"
     mission = missions.encode(missions.Template.PICK_UP, color=TARGET_COLOUR, kind=C.BALL)
     return make_state(grid, agent_pos, agent_dir, mission=mission)
-
-
-def _random_words(key: Array, n: int) -> Array:
-    """u32[n]: uniform random words from ``key``, two per Threefry block.
-
-    ``jax.random.bits`` keeps one word of each block (it XORs the two halves); the data of
-    split keys is both halves of the same hash, so half as many blocks are computed --
-    the layout runs at every autoreset, and its compile time is spent three times per
-    rollout.
-    """
-    blocks = jax.random.split(key, (n + 1) // 2)
-    return jax.random.key_data(blocks).reshape(-1)[:n].astype(jnp.uint32)
 
 
 def _lost(placed) -> list[Array | bool]:

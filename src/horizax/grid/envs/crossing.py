@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import missions, observations, terminations
 from horizax.grid.environment import LayoutFn
@@ -51,7 +52,7 @@ def random_ranks(key: Array, n: int) -> Array:
     """
     if n == 0:
         return jnp.zeros(0, jnp.int32)
-    score = jax.random.bits(key, (n,), jnp.uint32)
+    score = random_bits(key, (n,))
     index = jnp.arange(n)
     first = (score[None, :] < score[:, None]) | (
         (score[None, :] == score[:, None]) & (index[None, :] < index[:, None])
@@ -124,7 +125,7 @@ def crossing_layout(size: int, num_crossings: int, obstacle: tuple[int, int, int
         horizontal = random_ranks(path_key, num_crossings) < n_cols
         limits_x, limits_y = limits(cols), limits(rows)
         # Opening offsets: 32 random bits modulo the span (a bias below 1e-8).
-        bits = jax.random.bits(opening_key, (max(num_crossings, 1), 2), jnp.uint32)
+        bits = random_bits(opening_key, (max(num_crossings, 1), 2))
         room_x = room_y = jnp.int32(0)
         opening = jnp.zeros((size, size), bool)
         for step in range(num_crossings):

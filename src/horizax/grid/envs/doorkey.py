@@ -20,11 +20,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
@@ -71,7 +71,7 @@ def doorkey_layout(size: int) -> LayoutFn:
         # the layout. Each word is split in mixed radix; the modulo bias is below
         # (product of the radices) / 2**32, i.e. < 1e-5 relative even for 16x16 (the agent
         # and key ranks, 182 * 181 values) -- far below what any test can resolve.
-        words = jax.random.bits(key, (2,), jnp.uint32)
+        words = random_bits(key, (2,))
 
         # MiniGrid's `_rand_int(2, width - 2)`, `_rand_int(1, height - 2)` (high excluded) and
         # the agent's uniform direction.

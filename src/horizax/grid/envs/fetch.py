@@ -21,10 +21,10 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
@@ -39,7 +39,7 @@ CONFIGS = ((5, 2), (6, 2), (8, 3))  # (size, num_objs) of the registered ids
 def fetch_layout(size: int, num_objs: int) -> LayoutFn:
     """The layout function of MiniGrid's FetchEnv.
 
-    One `jax.random.bits` call gives every draw: per object a word for kind and colour and a
+    One `random_bits` call gives every draw: per object a word for kind and colour and a
     word for its cell, a word for the agent's cell and one for direction, target index and
     phrasing. Each cell is uniform among the empty interior cells left (`pick_interior_cells`,
     equal cell for cell to `pick_cell` on the empty mask), which is the accepted outcome of
@@ -65,7 +65,7 @@ def fetch_layout(size: int, num_objs: int) -> LayoutFn:
     ys = jnp.arange(size)[None, :]
 
     def layout(key: Array) -> State:
-        bits = jax.random.bits(key, (2 * num_objs + 2,), jnp.uint32)
+        bits = random_bits(key, (2 * num_objs + 2,))
         # Objects first, then the agent, each on a uniform cell still empty (the room's
         # interior is empty before the first object, so the draws are `pick_interior_cells`).
         cells = pick_interior_cells(

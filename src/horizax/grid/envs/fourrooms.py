@@ -22,11 +22,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.cells import position_mask
@@ -80,7 +80,7 @@ def fourrooms_layout(
     low = np.array([1, 1, MID + 1, MID + 1], np.int32)
 
     def layout(key: Array) -> State:
-        bits = jax.random.bits(key, (7,), jnp.uint32)  # one PRNG call for every draw
+        bits = random_bits(key, (7,))  # one PRNG call for every draw
         # MiniGrid's draws, in its order: `_rand_int(yT + 1, yB)` / `_rand_int(xL + 1, xR)`
         # for the top, left, right and bottom arms: 8 values each, the high end excluded
         # (so the centre (9, 9) stays wall).

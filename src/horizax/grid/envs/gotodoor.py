@@ -43,7 +43,7 @@ MIN_ROOM = 5  # MiniGrid's `_rand_int(5, size + 1)` for each side of the room
 def gotodoor_layout(size: int) -> LayoutFn:
     """The layout function of MiniGrid's GoToDoorEnv.
 
-    One `jax.random.bits` call (one or two words) for all thirteen draws; the room's walls and doors
+    One `random_bits` call (one or two words) for all thirteen draws; the room's walls and doors
     are whole-grid selects and the agent's cell is computed from a rank, so the traced program
     is small and free of loops and scatters.
 

@@ -43,7 +43,7 @@ VARIANTS = ((6, 2), (8, 2))  # (size, num_objs) of the registered ids
 def gotoobject_layout(size: int, num_objs: int) -> LayoutFn:
     """The layout function of MiniGrid's GoToObjectEnv.
 
-    One `jax.random.bits` call for every draw. A (kind, colour) pair is a number in
+    One `random_bits` call for every draw. A (kind, colour) pair is a number in
     ``[0, 18)`` (kind-major, MiniGrid's type-then-colour draw) and an interior cell a number in
     ``[0, (size-2)**2)`` (x-major); "uniform among those not taken yet" is a rank draw mapped
     with `nth_free`, so there are no masks, loops or scatters.

@@ -49,11 +49,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array, lax
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
@@ -165,7 +165,7 @@ def keycorridor_layout(room_size: int, num_rows: int) -> LayoutFn:
     num_words = 1 << (num_slots + 3 - 1).bit_length()
 
     def layout(key: Array) -> State:
-        words = jax.random.bits(key, (num_words,), jnp.uint32)
+        words = random_bits(key, (num_words,))
         slot_words, misc = words[:num_slots], words[num_slots : num_slots + 3]
         room_idx, door_colour, ball_colour, key_row = mixed_radix(
             misc[0], rows, C.NUM_COLORS, C.NUM_COLORS, rows

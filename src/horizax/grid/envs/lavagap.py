@@ -18,11 +18,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
@@ -62,7 +62,7 @@ def lavagap_layout(size: int, obstacle: tuple[int, int, int] = C.LAVA_CELL) -> L
         # `_rand_int(2, width - 2)` and `_rand_int(1, height - 1)`, high ends excluded, from
         # one PRNG call (32 bits modulo the range; bias < 2**-28). The strip never reaches the
         # goal's column (x <= size-3 < size-2).
-        bits = jax.random.bits(key, (2,), jnp.uint32)
+        bits = random_bits(key, (2,))
         gap_x = 2 + (bits[0] % jnp.uint32(size - 4)).astype(jnp.int32)
         gap_y = 1 + (bits[1] % jnp.uint32(size - 2)).astype(jnp.int32)
         strip = (xs == gap_x) & interior_rows & (ys != gap_y)

@@ -26,11 +26,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import cells, missions, observations
 from horizax.grid import constants as C
 from horizax.grid.layout import mixed_radix
@@ -87,7 +87,7 @@ def lockedroom_layout(key: Array) -> State:
     Two 32-bit words (one Threefry block) in mixed radix hold every draw; the radix products
     are 27,000 and 146,880, so the modulo bias is below 4e-5 relative.
     """
-    words = jax.random.bits(key, (2,), jnp.uint32)
+    words = random_bits(key, (2,))
     room_cells = ROOM_W * ROOM_H
     locked, goal_rank, key_digit, key_rank = mixed_radix(
         words[0], NUM_ROOMS, room_cells, NUM_ROOMS - 1, room_cells

@@ -37,11 +37,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
@@ -167,7 +167,7 @@ def multiroom_layout(
     index = np.arange(max_rooms)
 
     def layout(key: Array) -> State:
-        rooms, word = rooms_fn(jax.random.bits(key, (2,), jnp.uint32))
+        rooms, word = rooms_fn(random_bits(key, (2,)))
         grid = draw_rooms(rooms, xs, ys, index)
         agent, direction, goal = _place_agent_and_goal(rooms, word)
         at_goal = (xs[0] == goal[0]) & (ys[0] == goal[1])

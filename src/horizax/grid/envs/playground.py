@@ -25,11 +25,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import cells, missions, observations, terminations
 from horizax.grid import constants as C
 from horizax.grid.layout import mixed_radix
@@ -107,13 +107,13 @@ def distinct_ranks(first: Array, digits: list[Array]) -> list[Array]:
 def playground_layout(key: Array) -> State:
     """The layout of MiniGrid's PlaygroundEnv (``key -> State``).
 
-    One `jax.random.bits` call: four words for the twelve doors (three doors per word, each a
+    One `random_bits` call: four words for the twelve doors (three doors per word, each a
     row/column in 4 and a colour in 6), one for the agent's cell and direction, one per
     object (its free-cell rank, kind and colour). The free cells are always the 225 room
     cells, so cells are drawn by rank, objects without replacement (`distinct_ranks`). The
     modulo bias is below 1e-6 relative.
     """
-    words = jax.random.bits(key, (4 + 1 + NUM_OBJECTS,), jnp.uint32)
+    words = random_bits(key, (4 + 1 + NUM_OBJECTS,))
     door_digits = [
         mixed_radix(w, 4, C.NUM_COLORS, 4, C.NUM_COLORS, 4, C.NUM_COLORS) for w in words[:4]
     ]

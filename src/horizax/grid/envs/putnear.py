@@ -24,11 +24,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
@@ -48,7 +48,7 @@ def putnear_layout(size: int, num_objs: int) -> LayoutFn:
     sequence is a uniform draw without replacement from the 18 pairs, taken here as a rank
     among the pairs not yet used. Each cell is drawn from the empty cells minus the
     3 x 3 blocks around the objects already placed (MiniGrid's ``near_obj`` reject_fn);
-    objects before the agent, as in MiniGrid. One `jax.random.bits` call gives every draw.
+    objects before the agent, as in MiniGrid. One `random_bits` call gives every draw.
 
     Args:
         size: width and height of the room, walls included.
@@ -74,7 +74,7 @@ def putnear_layout(size: int, num_objs: int) -> LayoutFn:
     pair_ids = jnp.arange(NUM_PAIRS)
 
     def layout(key: Array) -> State:
-        bits = jax.random.bits(key, (2 * num_objs + 2,), jnp.uint32)
+        bits = random_bits(key, (2 * num_objs + 2,))
         grid = base
         unused = jnp.ones(NUM_PAIRS, bool)
         free = empty_cells(grid)  # empty and away from every object placed so far

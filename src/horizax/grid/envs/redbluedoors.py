@@ -24,11 +24,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
@@ -69,7 +69,7 @@ def redbluedoors_layout(size: int) -> LayoutFn:
     blue_cell = np.asarray(BLUE_DOOR, np.uint8)
 
     def layout(key: Array) -> State:
-        word = jax.random.bits(key, (), jnp.uint32)
+        word = random_bits(key)
         # `place_agent` in the room's rectangle (its walls are never free), then the red
         # door's `_rand_int(1, size - 1)` and the blue door's.
         rank, direction, red, blue = mixed_radix(word, inner * inner, 4, inner, inner)

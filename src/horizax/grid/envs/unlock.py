@@ -31,11 +31,11 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
@@ -95,7 +95,7 @@ def unlock_layout(box: bool = False, blocker: bool = False) -> LayoutFn:
     front_x, front_y = cell_x + C.DIR_TO_VEC[d, 0], cell_y + C.DIR_TO_VEC[d, 1]
 
     def layout(key: Array) -> State:
-        words = jax.random.bits(key, (2,), jnp.uint32)
+        words = random_bits(key, (2,))
         door_offset, door_colour, box_colour, ball_colour, box_rank = mixed_radix(
             words[0], INNER, C.NUM_COLORS, C.NUM_COLORS, C.NUM_COLORS, len(box_cells)
         )
