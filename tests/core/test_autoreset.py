@@ -10,9 +10,18 @@ from horizax.core.autoreset import reset_where
 
 
 def initial_state(key):
-    """A toy layout: a pytree whose leaves depend on the key."""
+    """A toy layout: small leaves (selected per round) and a large one ("g", scattered)."""
     bits = jax.random.bits(key, (3,), jnp.uint32)
-    return {"a": bits.astype(jnp.int32) % 100, "b": (bits[0] % 7).astype(jnp.float32)}
+    grid = (bits[1] + jnp.arange(25, dtype=jnp.uint32)).reshape(5, 5).astype(jnp.uint8)
+    return {"a": bits.astype(jnp.int32) % 100, "b": (bits[0] % 7).astype(jnp.float32), "g": grid}
+
+
+def blank_state(*batch):
+    return {
+        "a": -jnp.ones((*batch, 3), jnp.int32),
+        "b": -jnp.ones(batch, jnp.float32),
+        "g": jnp.zeros((*batch, 5, 5), jnp.uint8),
+    }
 
 
 def reference(done, keys, state):
@@ -21,50 +30,56 @@ def reference(done, keys, state):
     return jax.tree.map(pick, fresh, state)
 
 
+@pytest.mark.parametrize("rounds", [True, False])
 @pytest.mark.parametrize(
     ("batch", "n_done"),
     [(32, 0), (32, 1), (32, 5), (32, 32), (100, 2), (100, 3), (100, 4), (100, 50), (100, 100)],
 )  # rounds of 1 environment at batch 32, of 3 at batch 100 (the last one partial)
-def test_vmapped_matches_the_per_environment_rule(batch, n_done):
+def test_vmapped_matches_the_per_environment_rule(batch, n_done, rounds):
     keys = jax.random.split(jax.random.PRNGKey(0), batch)
-    state = {"a": -jnp.ones((batch, 3), jnp.int32), "b": -jnp.ones(batch, jnp.float32)}
+    state = blank_state(batch)
     done = np.zeros(batch, bool)
     done[np.random.default_rng(n_done).choice(batch, n_done, replace=False)] = True
-    fn = jax.jit(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s)))
+    fn = jax.jit(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s, rounds=rounds)))
     out = fn(jnp.asarray(done), keys, state)
     jax.tree.map(np.testing.assert_array_equal, out, reference(done, keys, state))
 
 
-def test_unbatched_and_partly_batched_arguments():
+@pytest.mark.parametrize("rounds", [True, False])
+def test_unbatched_and_partly_batched_arguments(rounds):
     key = jax.random.PRNGKey(3)
-    state = {"a": jnp.zeros(3, jnp.int32), "b": jnp.float32(0)}
-    out = jax.jit(lambda d: reset_where(initial_state, d, key, state))(True)
+    state = jax.tree.map(jnp.zeros_like, blank_state())
+    where = lambda d, k, s: reset_where(initial_state, d, k, s, rounds=rounds)  # noqa: E731
+    out = jax.jit(lambda d: where(d, key, state))(True)
     jax.tree.map(np.testing.assert_array_equal, out, initial_state(key))
-    out = reset_where(initial_state, jnp.bool_(False), key, state)
+    out = where(jnp.bool_(False), key, state)
     jax.tree.map(np.testing.assert_array_equal, out, state)
     # Only `done` batched: key and state broadcast inside the batched rule.
     done = jnp.array([True, False, True])
-    out = jax.vmap(lambda d: reset_where(initial_state, d, key, state))(done)
-    np.testing.assert_array_equal(out["a"][1], np.zeros(3))
-    np.testing.assert_array_equal(out["a"][0], initial_state(key)["a"])
+    out = jax.vmap(lambda d: where(d, key, state))(done)
+    for name in state:
+        np.testing.assert_array_equal(out[name][1], state[name])
+        np.testing.assert_array_equal(out[name][0], initial_state(key)[name])
+        np.testing.assert_array_equal(out[name][2], initial_state(key)[name])
 
 
 def test_nested_vmap_and_scan():
     keys = jax.random.split(jax.random.PRNGKey(1), 12).reshape(3, 4, -1)
     done = jnp.arange(12).reshape(3, 4) % 5 == 0
-    state = {"a": jnp.zeros((3, 4, 3), jnp.int32), "b": jnp.zeros((3, 4), jnp.float32)}
+    state = blank_state(3, 4)
     inner = jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s))
     out = jax.jit(jax.vmap(inner))(done, keys, state)
     flat = jax.tree.map(lambda x: x.reshape(12, *x.shape[2:]), state)
     expected = reference(np.asarray(done).ravel(), keys.reshape(12, -1), flat)
-    np.testing.assert_array_equal(out["a"].reshape(12, 3), expected["a"])
+    for name in state:
+        np.testing.assert_array_equal(out[name].reshape(12, *out[name].shape[2:]), expected[name])
 
     def body(s, d):
         return inner(d, keys[0], s), None
 
     dones = jnp.array([[True, False, False, False], [False, True, True, True]])
     final, _ = jax.lax.scan(body, jax.tree.map(lambda x: x[0], state), dones)
-    assert (np.asarray(final["a"]) != 0).any(axis=1).all()
+    assert (np.asarray(final["a"]) != -1).any(axis=1).all()
 
 
 def test_layouts_are_drawn_in_rounds_of_a_fraction_of_the_batch():
@@ -72,9 +87,18 @@ def test_layouts_are_drawn_in_rounds_of_a_fraction_of_the_batch():
     jaxpr = jax.make_jaxpr(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s)))(
         jnp.zeros(batch, bool),
         jax.random.split(jax.random.PRNGKey(0), batch),
-        {"a": jnp.zeros((batch, 3), jnp.int32), "b": jnp.zeros(batch)},
+        blank_state(batch),
     )
     text = str(jaxpr)
     # One traced draw of 2 layouts (a round), inside the loop; never one of all 64.
     assert "u32[2,3]" in text and "u32[64,3]" not in text
     assert "while" in text
+
+
+def test_without_rounds_every_layout_is_drawn_and_selected():
+    batch = 2 * autoreset.ROUND_FRACTION
+    jaxpr = jax.make_jaxpr(
+        jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s, rounds=False))
+    )(jnp.zeros(batch, bool), jax.random.split(jax.random.PRNGKey(0), batch), blank_state(batch))
+    text = str(jaxpr)
+    assert "u32[64,3]" in text and "while" not in text

@@ -59,11 +59,15 @@ def test_step_after_the_end_starts_a_new_episode_and_ignores_the_action():
     assert int(ts[4].t) == 1
 
 
-@pytest.mark.parametrize("env_id", ["MiniGrid-Fetch-8x8-N3-v0", "MiniGrid-MemoryS13Random-v0"])
-def test_batched_autoreset_state_is_a_fresh_reset_field_for_field(env_id):
+@pytest.mark.parametrize("rounds", [True, False])
+@pytest.mark.parametrize(
+    "env_id", ["MiniGrid-Fetch-8x8-N3-v0", "MiniGrid-MemoryS13Random-v0", "MiniGrid-MemoryS13-v0"]
+)
+def test_batched_autoreset_state_is_a_fresh_reset_field_for_field(env_id, rounds):
     """Under `vmap` the finished environments get exactly `reset(next_episode_key)` (key,
-    step count and limit included) and the others go on untouched by the reset."""
-    env = horizax.make(env_id, max_steps=3)
+    step count and limit included) and the others go on untouched by the reset, whether
+    layouts are drawn in rounds or for every environment."""
+    env = horizax.make(env_id, max_steps=3, autoreset_rounds=rounds)
     keys = jax.random.split(jax.random.PRNGKey(7), 8)
     step = jax.jit(jax.vmap(env.step))
     ts = jax.vmap(env.reset)(keys)
@@ -163,6 +167,8 @@ def test_invalid_configuration_raises_at_construction():
         env.replace(max_steps=-3)
     with pytest.raises(ValueError, match="num_actions"):
         env.replace(num_actions=9)
+    with pytest.raises(ValueError, match="autoreset_rounds must be a bool"):
+        env.replace(autoreset_rounds="yes")
     with pytest.raises(TypeError):
         Environment.create(width=5, height=5, max_steps=10, layout_fn=lambda k: None, bogus=1)
 
@@ -174,3 +180,23 @@ def test_timestep_fields_from_the_quick_start():
     assert ts.reward.dtype == jnp.float32 and ts.step_type.dtype == jnp.int32
     assert int(ts.t) == 1 and int(ts.action) == 2 and ts.info == {}
     assert env.action_space.n == 7
+
+
+def test_memory_trajectories_do_not_depend_on_how_autoreset_draws():
+    """MemoryS13 selects a fresh layout for every environment (`autoreset_rounds=False`);
+    a vmapped rollout with many resets is the same as with the rounds."""
+    runs = []
+    for rounds in (True, False):
+        env = horizax.make("MiniGrid-MemoryS13-v0", max_steps=5, autoreset_rounds=rounds)
+        step = jax.jit(jax.vmap(env.step))
+        ts = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(2), 64))
+        actions = jax.random.randint(jax.random.PRNGKey(3), (23, 64), 0, 7)
+        seen = []
+        for action in actions:
+            ts = step(ts, action)
+            seen.append(jax.tree.map(np.asarray, (ts.observation, ts.reward, ts.step_type)))
+        runs.append((seen, jax.tree.map(np.asarray, ts.state)))
+    jax.tree.map(np.testing.assert_array_equal, runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1].grid, runs[1][1].grid)
+    assert not horizax.make("MiniGrid-MemoryS13-v0").autoreset_rounds
+    assert horizax.make("MiniGrid-MemoryS13Random-v0").autoreset_rounds

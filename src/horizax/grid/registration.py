@@ -15,6 +15,7 @@ OVERRIDABLE = frozenset(
         "reward_fn",
         "termination_fn",
         "autoreset",
+        "autoreset_rounds",
         "observation_space_override",
     }
 )
