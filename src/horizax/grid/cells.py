@@ -71,8 +71,10 @@ def write_cell(grid: Array, pos: Array, cell: Array) -> Array:
     inside = (pos[0] >= 0) & (pos[0] < width) & (pos[1] >= 0) & (pos[1] < height)
     x = jnp.clip(pos[0], 0, width - 1)
     y = jnp.clip(pos[1], 0, height - 1)
-    cell = jnp.where(inside, jnp.asarray(cell, grid.dtype), grid[x, y])
-    return jax.lax.dynamic_update_slice(grid, cell[None, None, :], (x, y, jnp.zeros_like(x)))
+    start = (x, y, jnp.zeros_like(x))
+    current = jax.lax.dynamic_slice(grid, start, (1, 1, grid.shape[2]))
+    cell = jnp.where(inside, jnp.asarray(cell, grid.dtype)[None, None, :], current)
+    return jax.lax.dynamic_update_slice(grid, cell, start)
 
 
 def put_inside(grid: Array, pos: Array, cell: Array) -> Array:
