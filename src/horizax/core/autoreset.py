@@ -55,10 +55,10 @@ def _place(old: Array, new: Array, index: Array, slot: Array, taken: Array) -> A
     """``old`` with row ``index[j]`` replaced by ``new[j]`` (``index`` out of range: dropped).
 
     Large rows (the grid) are scattered: only the round's rows are written. Small rows are
-    an elementwise select over the batch (``new[slot]`` where ``taken``): that is one fused
-    loop, or nothing at all when the new row is a constant (an empty hand, direction 0),
-    where a scatter compiles to a kernel of its own plus one for its broadcast update, about
-    5 ms each on XLA:CPU, for a saving of microseconds.
+    an elementwise select over the batch (``new[slot]`` where ``taken``): one fused loop,
+    with a constant row (an empty hand, direction 0) folded in. A scatter would compile to
+    a kernel of its own, plus one that broadcasts a constant update: about 5 ms each on
+    XLA:CPU, to save microseconds per round.
     """
     if old[0].size > SMALL_ROW:
         return old.at[index].set(new, mode="drop")
