@@ -73,7 +73,7 @@ def random_bits(key: Array, shape: tuple[int, ...] = ()) -> Array:
 
     Args:
         key: one PRNG key (typed, or raw ``uint32[2]``); under `vmap` each environment's.
-        shape: the shape of the words (at most 2**32 of them).
+        shape: the shape of the words (fewer than 2**32 of them).
 
     Returns:
         The same words as `jax.random.bits` (see the module docstring).
