@@ -60,6 +60,22 @@ def position_mask(width: int, height: int, pos: Array) -> Array:
     return (xs == pos[0]) & (ys == pos[1])
 
 
+def clamped_cell(grid: Array, pos: Array) -> tuple[Array, tuple[Array, Array, Array], Array]:
+    """``(inside, start, cell)``: whether ``pos`` is on the grid, the clamped slice start of
+    its cell, and that cell (u8[1, 1, 3]).
+
+    `lax.dynamic_slice`, not ``grid[x, y]``: the same gather once batched, traced in a
+    fraction of the time of NumPy-style indexing (the step is traced under `vmap` at every
+    compile).
+    """
+    width, height = grid.shape[0], grid.shape[1]
+    inside = (pos[0] >= 0) & (pos[0] < width) & (pos[1] >= 0) & (pos[1] < height)
+    x = jnp.clip(pos[0], 0, width - 1)
+    y = jnp.clip(pos[1], 0, height - 1)
+    start = (x, y, jnp.zeros_like(x))
+    return inside, start, jax.lax.dynamic_slice(grid, start, (1, 1, grid.shape[2]))
+
+
 def write_cell(grid: Array, pos: Array, cell: Array) -> Array:
     """u8[W, H, 3]: ``grid`` with ``cell`` written at ``pos`` (no-op if off-grid).
 
@@ -67,12 +83,7 @@ def write_cell(grid: Array, pos: Array, cell: Array) -> Array:
     environment in place, where a masked select over the whole grid rewrote all of them
     (measured 2-4x slower per step on 8x8).
     """
-    width, height = grid.shape[0], grid.shape[1]
-    inside = (pos[0] >= 0) & (pos[0] < width) & (pos[1] >= 0) & (pos[1] < height)
-    x = jnp.clip(pos[0], 0, width - 1)
-    y = jnp.clip(pos[1], 0, height - 1)
-    start = (x, y, jnp.zeros_like(x))
-    current = jax.lax.dynamic_slice(grid, start, (1, 1, grid.shape[2]))
+    inside, start, current = clamped_cell(grid, pos)
     cell = jnp.where(inside, jnp.asarray(cell, grid.dtype)[None, None, :], current)
     return jax.lax.dynamic_update_slice(grid, cell, start)
 

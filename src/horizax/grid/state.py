@@ -12,8 +12,8 @@ import numpy as np
 from jax import Array
 
 from horizax.core.struct import pytree_dataclass
+from horizax.grid import cells, missions
 from horizax.grid import constants as C
-from horizax.grid import missions
 
 
 @pytree_dataclass
@@ -104,11 +104,5 @@ def front_pos(state: State) -> Array:
 
 def cell_at(grid: Array, pos: Array) -> Array:
     """u8[3]: the encoding at ``pos``; off-grid positions read as a wall (MiniGrid's slice)."""
-    width, height = grid.shape[0], grid.shape[1]
-    inside = (pos[0] >= 0) & (pos[0] < width) & (pos[1] >= 0) & (pos[1] < height)
-    x = jnp.clip(pos[0], 0, width - 1)
-    y = jnp.clip(pos[1], 0, height - 1)
-    # `dynamic_slice`, not `grid[x, y]`: the same gather once batched, traced in a fraction
-    # of the time of NumPy-style indexing (the step is traced under `vmap` at every compile).
-    cell = jax.lax.dynamic_slice(grid, (x, y, jnp.zeros_like(x)), (1, 1, grid.shape[2]))[0, 0]
-    return jnp.where(inside, cell, jnp.asarray(C.WALL_CELL, dtype=grid.dtype))
+    inside, _, cell = cells.clamped_cell(grid, pos)
+    return jnp.where(inside, cell[0, 0], jnp.asarray(C.WALL_CELL, dtype=grid.dtype))

@@ -57,9 +57,10 @@ def memory_layout(size: int, random_length: bool) -> LayoutFn:
     """The layout function of MiniGrid's MemoryEnv.
 
     Every draw (hallway end, start object, order of the end objects, agent column) comes
-    from one 32-bit word in mixed radix (modulo bias below 1e-7 relative). The walls that
-    depend on ``hallway_end`` are whole-grid selects, so the random and fixed variants trace
-    the same program.
+    from one 32-bit word in mixed radix (modulo bias below 1e-7 relative). In the fixed
+    variants ``hallway_end`` is a Python int, so every wall is a numpy constant and only the
+    object kinds and the agent's column are traced; the Random variants select the walls
+    that depend on the drawn ``hallway_end`` over the whole grid.
 
     Args:
         size: width and height (odd, >= 7).
