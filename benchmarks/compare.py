@@ -94,8 +94,11 @@ COMPARISONS = (
 )
 FIRST_ISSUE3 = 5  # comparisons from this index on carry issue 3's compile target (<= 0.25x)
 FIRST_MAZE = 10  # ... up to here: the Maze comparisons (issue 4) have no compile target
-# navix's MultiRoom-N6 rollout compiles in minutes (4 to more than 25 CPU-minutes, varying
-# between processes): run it only when asked for by --only.
+# navix's MultiRoom-N6 step costs about 1.7 s at B=1024 (under vmap, its autoreset's
+# lax.cond becomes a select, so the whole retry-based room search runs for every
+# environment on every step), so T=1000 would be 30 minutes per call: run it only when
+# asked for by --only, with a shorter T (README.md), each side in its own process
+# (`solo_child`).
 SLOW_PEER = frozenset({7})
 
 
@@ -168,6 +171,36 @@ def paired_child(index: int, B: int, T: int, rounds: int) -> list[dict[str, Any]
     return records
 
 
+def solo_child(index: int, side: int, B: int, T: int, rounds: int) -> dict[str, Any]:
+    """Measures one side (0 horizax, 1 the peer) of a comparison alone in this process.
+
+    Used for the `SLOW_PEER` comparisons, where one peer call takes minutes: alternating
+    calls would not balance the machine's drift anyway, and measured alone each side's
+    rollout compile is already a cold one (so the peer's is not repeated in
+    ``compile_repeats`` more processes). The steps/s ratio is taken across the two
+    processes, which run one after the other on the idle machine.
+    """
+    import jax
+    from harness import load_average, machine_info, time_rollout
+
+    _, (h_env, h_obs), peer, (p_env, p_obs), _ = COMPARISONS[index]
+    lib, env, obs = [("horizax", h_env, h_obs), (peer, p_env, p_obs)][side]
+    fn, key = _make(lib, env, obs, B, T)
+    record = {"library": lib, "env": env, "obs": obs, "B": B, "T": T}
+    record.update(time_rollout(fn, key, repeats=rounds))
+    record["steps_per_s"] = B * T / record["best_s"]
+    record["jax_version"] = jax.__version__
+    record["machine"] = machine_info()
+    record["peak_bytes"] = sum(
+        (record.get("memory") or {}).get(k, 0) for k in ("temp", "argument", "output")
+    )
+    record["comparison"] = index
+    record["separate_processes"] = True
+    record["final_load_avg_1m"] = load_average()
+    record.update(_info(lib, env, obs))
+    return record
+
+
 def _run_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
     from harness import load_average, wait_for_idle
 
@@ -181,35 +214,62 @@ def _run_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
         for B in args.batch:
             T = steps_for.get(B, args.steps)
             waited = wait_for_idle(args.max_load, args.max_wait)
-            cmd = [sys.executable, os.path.abspath(__file__), "--child", str(index), str(B)]
-            cmd += [str(T), str(args.rounds)]
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            new = [
-                json.loads(line[len(RESULT_MARKER) :])
-                for line in proc.stdout.splitlines()
-                if line.startswith(RESULT_MARKER)
-            ]
-            if proc.returncode != 0 or len(new) != 2:
-                raise RuntimeError(f"pair {index} B={B} failed:\n{proc.stderr[-3000:]}")
-            for record in new:
+            if index in SLOW_PEER:
+                new = [
+                    *_run_child(
+                        ["--solo-child", str(index), "0", str(B), str(T), str(args.rounds)]
+                    ),
+                    *_run_child(
+                        ["--solo-child", str(index), "1", str(B), str(T), str(args.rounds)]
+                    ),
+                ]
+            else:
+                new = _run_child(["--child", str(index), str(B), str(T), str(args.rounds)])
+            if len(new) != 2:
+                raise RuntimeError(f"pair {index} B={B}: expected 2 records, got {len(new)}")
+            for side, record in enumerate(new):
                 record["idle_wait_s"] = waited
                 record["command"] = " ".join(["python benchmarks/compare.py", *sys.argv[1:]])
-                _add_cold_compile_times(record, B, T, args.compile_repeats)
+                if index in SLOW_PEER and side == 1:
+                    # Its solo process compiled the rollout cold already; reset + step is
+                    # compiled once more (minutes), not ``compile_repeats`` times.
+                    _add_cold_compile_times(record, B, T, 1, rollout_s=record["compile_s"])
+                else:
+                    _add_cold_compile_times(record, B, T, args.compile_repeats)
             records += new
             ratio = new[0]["steps_per_s"] / new[1]["steps_per_s"]
             print(f"{comparison[0]} B={B}: {ratio:.2f}x (load {load_average()})", flush=True)
     return records
 
 
-def _add_cold_compile_times(record: dict[str, Any], B: int, T: int, repeats: int) -> None:
+def _run_child(args: list[str]) -> list[dict[str, Any]]:
+    """Runs this script with ``args`` in a fresh process; returns the records it printed."""
+    cmd = [sys.executable, os.path.abspath(__file__), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"child {args} failed:\n{proc.stderr[-3000:]}")
+    return [
+        json.loads(line[len(RESULT_MARKER) :])
+        for line in proc.stdout.splitlines()
+        if line.startswith(RESULT_MARKER)
+    ]
+
+
+def _add_cold_compile_times(
+    record: dict[str, Any], B: int, T: int, repeats: int, rollout_s: float | None = None
+) -> None:
     """Replaces the paired process's ``compile_s`` (which favours the library compiled
     second, see `compile_times`) by the median of fresh processes; adds ``reset_step_s``
-    for the gridworld libraries."""
+    for the gridworld libraries. ``rollout_s``: a rollout compile time already measured
+    cold (a solo child's), used instead of compiling the rollout again."""
     from compile_times import cold_compile
 
     lib, env, obs = record["library"], record["env"], record["obs"]
     record["paired_compile_s"] = record["compile_s"]
-    rollout = cold_compile("rollout", lib, env, obs, B, T, repeats)
+    if rollout_s is None:
+        rollout = cold_compile("rollout", lib, env, obs, B, T, repeats)
+    else:
+        rollout = {"median_s": rollout_s, "all_s": [rollout_s]}
     record["compile_s"], record["compile_all_s"] = rollout["median_s"], rollout["all_s"]
     if lib in ("horizax", "navix") and not env.startswith("Maze"):
         split = cold_compile("reset_step", lib, env, obs, B, T, repeats)
@@ -235,7 +295,8 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
         "(`benchmarks/harness.py`: one jitted function = vmapped reset of B envs, then a",
         "`lax.scan` of T vmapped steps with pre-sampled uniform random actions and each",
         "library's own autoreset, reducing every step's observation into the output).",
-        "Each comparison runs in one process: both rollouts are compiled, warmed up, then",
+        "Each comparison runs in one process (MultiRoom-N6 aside, see the notes below):",
+        "both rollouts are compiled, warmed up, then",
         "timed in alternation (horizax, peer, horizax, ...), best of the rounds for each, so",
         "drift of this shared 2-core VM hits both alike. Compile times come from fresh",
         "processes instead (`benchmarks/compile_times.py`: the median of 3, each process",
@@ -312,13 +373,19 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
         "(256 Empty, 640 DoorKey). xland-minigrid autoresets on the terminal step",
         "(GymAutoResetWrapper), navix and horizax on the step after it.",
         "",
-        "MultiRoom-N6 (issue 3) has no row: navix 4.0.0's scanned rollout for",
-        "`Navix-MultiRoom-N6-v0` takes minutes to compile on this machine, and how many",
-        "varies from process to process: one finished in 231 s of CPU time (355 s wall);",
-        "others were still compiling after 10, 15 and 25 CPU-minutes (stopped; its vmapped",
-        "reset alone once took 9 min 45 s). horizax compiles the same rollout in 1.8 s and",
-        "its reset + step in 1.5 s (B=1024, fresh processes). The compile target (<= 1/4)",
-        "holds by two orders of magnitude; the steps/s ratio has not been measured.",
+        "MultiRoom-N6 (issue 3) is measured differently: at T=250 (two full episodes of",
+        "MiniGrid's 120 steps, so every environment autoresets twice: 8 resets per 1000",
+        "steps, as at T=1000), 2 timed calls, and each side in its own process, one after",
+        "the other (`compare.solo_child`). navix 4.0.0's step costs about 1.6 ms per",
+        "environment there (1.7 s per batched step at B=1024): under vmap its autoreset's",
+        "`lax.cond` becomes a select, so its retry-based room search runs for every",
+        "environment on every step, and one T=1000 call would take half an hour. navix's",
+        "compile times come from its own timing process (rollout) and one fresh process",
+        "(reset + step), not a median of 3 (horizax's are). The long runs that earlier",
+        "sessions stopped as still compiling navix were most likely executing it: a",
+        "process seen like that this session was, by `perf`, in XLA's kernel execution,",
+        "and navix's rollout compiled in 2.3 minutes.",
+        "",
         "",
     ]
     return "\n".join(lines)
@@ -331,6 +398,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         index, B, T, rounds = map(int, argv[1:5])
         for record in paired_child(index, B, T, rounds):
             print(RESULT_MARKER + json.dumps(record, default=str), flush=True)
+        return
+    if argv and argv[0] == "--solo-child":
+        index, side, B, T, rounds = map(int, argv[1:6])
+        record = solo_child(index, side, B, T, rounds)
+        print(RESULT_MARKER + json.dumps(record, default=str), flush=True)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 8192])
