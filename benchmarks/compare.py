@@ -131,16 +131,37 @@ def _info(lib: str, env: str, obs: str) -> dict[str, Any]:
     return peers.xminigrid_info(env, "gym")
 
 
+def _sides(index: int) -> list[tuple[str, str, str]]:
+    """``[(library, env, obs)]`` of comparison ``index``: horizax first, then the peer."""
+    _, (h_env, h_obs), peer, (p_env, p_obs), _ = COMPARISONS[index]
+    return [("horizax", h_env, h_obs), (peer, p_env, p_obs)]
+
+
+def _annotate(record: dict[str, Any], index: int, side: tuple[str, str, str]) -> None:
+    """Adds the fields every record carries once its timings are in (steps/s, versions,
+    machine, peak memory, the comparison's index and the library's own description)."""
+    import jax
+    from harness import machine_info
+
+    record["steps_per_s"] = record["B"] * record["T"] / record["best_s"]
+    record["jax_version"] = jax.__version__
+    record["machine"] = machine_info()
+    record["peak_bytes"] = sum(
+        (record.get("memory") or {}).get(k, 0) for k in ("temp", "argument", "output")
+    )
+    record["comparison"] = index
+    record.update(_info(*side))
+
+
 def paired_child(index: int, B: int, T: int, rounds: int) -> list[dict[str, Any]]:
     """Measures one comparison in this process: both libraries compiled, then timed calls
     alternating horizax, peer, horizax, ... so that machine drift hits both alike."""
     import time
 
     import jax
-    from harness import load_average, machine_info, time_rollout
+    from harness import load_average, time_rollout
 
-    _, (h_env, h_obs), peer, (p_env, p_obs), _ = COMPARISONS[index]
-    sides = [("horizax", h_env, h_obs), (peer, p_env, p_obs)]
+    sides = _sides(index)
     compiled, records = [], []
     for lib, env, obs in sides:
         fn, key = _make(lib, env, obs, B, T)
@@ -155,19 +176,12 @@ def paired_child(index: int, B: int, T: int, rounds: int) -> list[dict[str, Any]
             start = time.perf_counter()
             jax.block_until_ready(fn(key))
             times[side].append(time.perf_counter() - start)
-    machine = machine_info()
+    load_after = load_average()
     for side, record in enumerate(records):
         record["times_s"] = times[side]
         record["best_s"] = min(times[side])
-        record["steps_per_s"] = B * T / record["best_s"]
-        record["load_avg_1m"] = [load_before, load_average()]
-        record["jax_version"] = jax.__version__
-        record["machine"] = machine
-        record["peak_bytes"] = sum(
-            (record.get("memory") or {}).get(k, 0) for k in ("temp", "argument", "output")
-        )
-        record["comparison"] = index
-        record.update(_info(*sides[side]))
+        record["load_avg_1m"] = [load_before, load_after]
+        _annotate(record, index, sides[side])
     return records
 
 
@@ -180,24 +194,13 @@ def solo_child(index: int, side: int, B: int, T: int, rounds: int) -> dict[str, 
     ``compile_repeats`` more processes). The steps/s ratio is taken across the two
     processes, which run one after the other on the idle machine.
     """
-    import jax
-    from harness import load_average, machine_info, time_rollout
+    from harness import time_rollout
 
-    _, (h_env, h_obs), peer, (p_env, p_obs), _ = COMPARISONS[index]
-    lib, env, obs = [("horizax", h_env, h_obs), (peer, p_env, p_obs)][side]
+    lib, env, obs = _sides(index)[side]
     fn, key = _make(lib, env, obs, B, T)
-    record = {"library": lib, "env": env, "obs": obs, "B": B, "T": T}
+    record = {"library": lib, "env": env, "obs": obs, "B": B, "T": T, "separate_processes": True}
     record.update(time_rollout(fn, key, repeats=rounds))
-    record["steps_per_s"] = B * T / record["best_s"]
-    record["jax_version"] = jax.__version__
-    record["machine"] = machine_info()
-    record["peak_bytes"] = sum(
-        (record.get("memory") or {}).get(k, 0) for k in ("temp", "argument", "output")
-    )
-    record["comparison"] = index
-    record["separate_processes"] = True
-    record["final_load_avg_1m"] = load_average()
-    record.update(_info(lib, env, obs))
+    _annotate(record, index, (lib, env, obs))
     return record
 
 
@@ -214,17 +217,15 @@ def _run_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
         for B in args.batch:
             T = steps_for.get(B, args.steps)
             waited = wait_for_idle(args.max_load, args.max_wait)
+            run = [str(B), str(T), str(args.rounds)]
             if index in SLOW_PEER:
                 new = [
-                    *_run_child(
-                        ["--solo-child", str(index), "0", str(B), str(T), str(args.rounds)]
-                    ),
-                    *_run_child(
-                        ["--solo-child", str(index), "1", str(B), str(T), str(args.rounds)]
-                    ),
+                    record
+                    for side in ("0", "1")
+                    for record in _run_child(["--solo-child", str(index), side, *run])
                 ]
             else:
-                new = _run_child(["--child", str(index), str(B), str(T), str(args.rounds)])
+                new = _run_child(["--child", str(index), *run])
             if len(new) != 2:
                 raise RuntimeError(f"pair {index} B={B}: expected 2 records, got {len(new)}")
             for side, record in enumerate(new):
