@@ -12,7 +12,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
 from horizax.adapters import gymnasium as hg  # noqa: E402
 from horizax.adapters import gymnasium_vector as hgv  # noqa: E402
 from horizax.adapters.gymnasium_vector import HorizaxVectorEnv  # noqa: E402
-from horizax.core.autoreset import AutoresetMode as HorizaxMode  # noqa: E402
+from horizax.core.episode import AutoresetMode as HorizaxMode  # noqa: E402
 from tests.core.toy_protocol import Walk  # noqa: E402
 
 EMPTY = "MiniGrid-Empty-5x5-v0"

@@ -4,9 +4,9 @@
 ``state.timestep.step_type``, ``timestep.t``, ``is_done()``, ...). `FunctionalTimestepEnv`
 gives any `horizax.core.protocol.FunctionalEnv` (the Maze, for one) that same shape, so the
 adapter serves every family without a second code path. It adds no autoreset of its own: it
-is `horizax.core.autoreset`'s NEXT_STEP mode (the step after an ending one ignores its
-action and starts a new episode from the next stream of the episode key; under `vmap` only
-the finished environments draw one), plus the last `Step`, from which the accessors read.
+is the episode engine's NEXT_STEP mode (`horizax.core.episode`: the step after an ending one
+ignores its action and starts a new episode from the family's next-episode key; under `vmap`
+only the finished environments draw one), plus the last `Step`, from which the accessors read.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from jax import Array
 
-from horizax.core import autoreset
+from horizax.core import episode as engine
 from horizax.core.protocol import FunctionalEnv, Step
 from horizax.core.step_type import check_truncation
 from horizax.core.struct import pytree_dataclass
@@ -29,12 +29,12 @@ class FunctionalTimestep:
     """One step of a protocol environment, with the gridworld `Timestep`'s accessors.
 
     Attributes:
-        episode: the environment's `horizax.core.autoreset.Episode` (protocol state, episode
+        episode: the environment's `horizax.core.engine.Episode` (protocol state, episode
             key, step count, done flag).
         last: the `Step` that produced ``episode.state``.
     """
 
-    episode: autoreset.Episode
+    episode: engine.Episode
     last: Step
 
     @property
@@ -107,12 +107,12 @@ class FunctionalTimestepEnv:
 
     def reset(self, key: Array) -> FunctionalTimestep:
         """The first timestep of an episode drawn from ``key``."""
-        episode, step = autoreset.start_episode(self.fenv, key)
+        episode, step = engine.start_episode(self.fenv, key)
         return FunctionalTimestep(episode=episode, last=step)
 
     def step(self, timestep: FunctionalTimestep, action: Array) -> FunctionalTimestep:
         """One step, or a new episode's first timestep after an ending one (NEXT_STEP)."""
-        episode, step, _ = autoreset.step_episode(
-            self.fenv, autoreset.AutoresetMode.NEXT_STEP, timestep.episode, action
+        episode, step, _ = engine.step_episode(
+            self.fenv, engine.AutoresetMode.NEXT_STEP, timestep.episode, action
         )
         return FunctionalTimestep(episode=episode, last=step)

@@ -14,10 +14,11 @@ observation is a regular state: bootstrap from it). ``MID`` steps have discount 
 step after ``LAST`` starts a new episode and ignores its action, as dm_env specifies; so does
 a ``step`` before any ``reset``.
 
-Reset and step are the protocol's (`horizax.core.protocol`), jitted once per adapter;
-observations come back as numpy arrays (a dict of them for ``Dict`` spaces). The PRNG key
-of every episode is split from the one made from ``seed``, so two adapters with the same
-seed play the same episodes.
+Reset and step are the episode engine's (`horizax.core.episode`) over the protocol view
+(`horizax.core.protocol`), jitted once per environment configuration; observations come back
+as numpy arrays (a dict of them for ``Dict`` spaces). The first episode starts from
+``jax.random.PRNGKey(seed)`` and each later one from the family's next-episode key, so a
+seed plays the same episodes here as through the native API and every other adapter.
 
 Requires the ``dm_env`` extra: ``pip install 'horizax[dm_env]'``.
 """
@@ -25,7 +26,6 @@ Requires the ``dm_env`` extra: ``pip install 'horizax[dm_env]'``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -40,6 +40,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"extra: pip install 'horizax[dm_env]'. Original error: {err}"
     ) from err
 
+from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.protocol import FunctionalEnv, Step, functional
 from horizax.core.registry import make
@@ -78,27 +79,19 @@ def to_dm_env_spec(space: Any, name: str) -> Any:
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _reset(fenv: FunctionalEnv, key: jax.Array) -> tuple[Any, Step]:
-    return fenv.reset(key)
+def _start(fenv: FunctionalEnv, key: jax.Array) -> tuple[engine.Episode, Step]:
+    return engine.start_episode(fenv, key)
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _step(fenv: FunctionalEnv, key: jax.Array, state: Any, action: Any) -> tuple[Any, Step]:
-    return fenv.step(key, state, action)
+def _next_key(fenv: FunctionalEnv, episode: engine.Episode) -> jax.Array:
+    return engine.next_episode_key(fenv, episode)
 
 
-def _jitted_protocol(fenv: FunctionalEnv) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """Jitted ``(reset, step)`` of ``fenv``.
-
-    Environments are frozen and compare by value, so a hashable one is a static argument of
-    shared jitted functions: every adapter over an equal environment reuses one compilation.
-    Unhashable protocol objects get their own jitted methods.
-    """
-    try:
-        hash(fenv)
-    except TypeError:
-        return jax.jit(fenv.reset), jax.jit(fenv.step)
-    return functools.partial(_reset, fenv), functools.partial(_step, fenv)
+@functools.partial(jax.jit, static_argnums=0)
+def _step(fenv: FunctionalEnv, episode: engine.Episode, action: Any) -> Any:
+    episode, step, _ = engine.step_episode(fenv, engine.AutoresetMode.DISABLED, episode, action)
+    return episode, step
 
 
 class HorizaxEnv(dm_env.Environment):
@@ -107,7 +100,7 @@ class HorizaxEnv(dm_env.Environment):
     Args:
         env: a registered id (e.g. ``"MiniGrid-Empty-5x5-v0"``), an environment from
             `horizax.make`, or any `horizax.core.protocol.FunctionalEnv`.
-        seed: seeds the PRNG key every episode's key is split from.
+        seed: the first episode starts from ``jax.random.PRNGKey(seed)`` (`engine.seed_key`).
         **overrides: `horizax.make` overrides such as ``max_steps`` (with an id only).
 
     Attributes:
@@ -116,8 +109,9 @@ class HorizaxEnv(dm_env.Environment):
         max_steps: the time limit (the episode truncates there, discount 1.0).
 
     Raises:
-        TypeError: overrides given with an environment object, or an action space that is
-            not Discrete.
+        TypeError: overrides given with an environment object, an unhashable protocol
+            object (it is a static argument of the jitted functions), or an action space
+            that is not Discrete.
         ValueError: an unknown id.
     """
 
@@ -133,21 +127,27 @@ class HorizaxEnv(dm_env.Environment):
         self.max_steps = int(self.fenv.max_steps)
         self._num_actions = int(self.fenv.action_space.n)
         self._observation_spec = to_dm_env_spec(self.fenv.observation_space, "observation")
-        self._reset_fn, self._step_fn = _jitted_protocol(self.fenv)
-        self._key = jax.random.PRNGKey(seed)
-        self._state: Any = None
+        try:
+            hash(self.fenv)
+        except TypeError as err:
+            raise TypeError(
+                f"the environment must be hashable (frozen), got {self.fenv!r}"
+            ) from err
+        self._first_key = engine.seed_key(seed)
+        self._episode: engine.Episode | None = None
         self._needs_reset = True
 
-    def _next_key(self) -> jax.Array:
-        self._key, key = jax.random.split(self._key)
-        return key
+    def _next_key(self) -> Any:
+        if self._episode is None:
+            return self._first_key
+        return _next_key(self.fenv, self._episode)
 
     def _observation(self, step: Step) -> Any:
         return jax.tree.map(np.asarray, step.observation)
 
     def reset(self) -> dm_env.TimeStep:
         """Starts a new episode: a FIRST timestep with reward and discount None."""
-        self._state, step = self._reset_fn(self._next_key())
+        self._episode, step = _start(self.fenv, self._next_key())
         self._needs_reset = False
         return dm_env.restart(self._observation(step))
 
@@ -168,7 +168,7 @@ class HorizaxEnv(dm_env.Environment):
         if self._needs_reset:
             return self.reset()
         action = self._check_action(action)
-        self._state, step = self._step_fn(self._next_key(), self._state, action)
+        self._episode, step = _step(self.fenv, self._episode, action)
         observation = self._observation(step)
         reward = np.asarray(step.reward, np.float32)
         if bool(step.terminated):
@@ -211,9 +211,9 @@ class HorizaxEnv(dm_env.Environment):
         Raises:
             RuntimeError: before the first episode started.
         """
-        if self._state is None:
+        if self._episode is None:
             raise RuntimeError("no episode yet: call reset() before render()")
-        return np.asarray(self.fenv.render(self._state), dtype=np.uint8)
+        return np.asarray(self.fenv.render(self._episode.state), dtype=np.uint8)
 
     def __repr__(self) -> str:
         return f"HorizaxEnv({self.env_id or type(self.fenv).__name__}, dm_env)"

@@ -31,8 +31,9 @@ second time and could raise ``truncated`` on a terminating step). The limit is
 
 Seeding. ``reset(seed=s)`` starts the episode `horizax.make(id).reset(jax.random.PRNGKey(s))`
 starts (for ``0 <= s < 2**32``; seeds up to ``2**64`` keep their high word too); ``reset()``
-then continues with the next episode key (`horizax.core.episode_keys.next_episode_key`), as
-the environments' own autoreset does, so a seeded run is reproducible end to end. A first
+then continues with the family's next episode key (`horizax.core.episode.next_episode_key`),
+as every other path does, so a seeded run plays the same episodes here as through the native
+API, the vector env, dm_env, TorchRL and gymnax. A first
 ``reset()`` without a seed draws one from ``np_random``.
 
 Requires the ``gymnasium`` extra: ``pip install 'horizax[gymnasium]'``.
@@ -65,7 +66,9 @@ from horizax.adapters.gymnasium_spaces import (
     copy_info,
     to_gymnasium_space,
 )
-from horizax.core import autoreset, episode_keys, spaces
+from horizax.core import episode as engine
+from horizax.core import spaces
+from horizax.core.episode import seed_key
 from horizax.core.protocol import functional
 from horizax.core.registry import make as make_horizax
 from horizax.core.registry import registered_ids, resolve
@@ -84,9 +87,6 @@ __all__ = [
 ]
 
 NAMESPACE = "horizax"
-
-_U32 = 0xFFFFFFFF
-
 
 # --- environments, keys and jitted functions shared with the vector env ---------------------
 
@@ -143,22 +143,6 @@ def resolve_env(env: Any, overrides: Mapping[str, Any]) -> tuple[Any, str]:
     return fenv, env_id
 
 
-def seed_key(seed: int) -> np.ndarray:
-    """u32[2], the raw PRNG key of a Gymnasium seed: ``jax.random.PRNGKey(seed)`` for seeds
-    below ``2**32`` (larger ones, below ``2**64``, keep their high word in the first lane).
-
-    Raises:
-        TypeError: if ``seed`` is not an int.
-        ValueError: if ``seed`` is negative or ``>= 2**64``.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    seed = int(seed)
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return np.array([(seed >> 32) & _U32, seed & _U32], dtype=np.uint32)
-
-
 def check_render_mode(render_mode: str | None) -> str | None:
     """Validates ``render_mode`` against the adapters' ``metadata["render_modes"]``."""
     if render_mode is not None and render_mode not in HorizaxEnv.metadata["render_modes"]:
@@ -188,12 +172,17 @@ def check_action(action: Any, n: int) -> np.ndarray:
 
 @functools.partial(jax.jit, static_argnums=0)
 def _start(fenv: _Static, key: Array) -> Any:
-    return autoreset.start_episode(fenv.value, key)
+    return engine.start_episode(fenv.value, key)
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _step(fenv: _Static, episode: autoreset.Episode, action: Array) -> Any:
-    return autoreset.step_episode(fenv.value, autoreset.AutoresetMode.DISABLED, episode, action)
+def _next_key(fenv: _Static, episode: engine.Episode) -> Array:
+    return engine.next_episode_key(fenv.value, episode)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _step(fenv: _Static, episode: engine.Episode, action: Array) -> Any:
+    return engine.step_episode(fenv.value, engine.AutoresetMode.DISABLED, episode, action)
 
 
 # --- the single environment ------------------------------------------------------------------
@@ -224,7 +213,7 @@ class HorizaxEnv(gymnasium.Env):
         self.action_space = gym_spaces.Discrete(int(self.fenv.action_space.n))
         self.max_steps = int(self.fenv.max_steps)
         self.render_mode = check_render_mode(render_mode)
-        self._episode: autoreset.Episode | None = None
+        self._episode: engine.Episode | None = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -238,7 +227,7 @@ class HorizaxEnv(gymnasium.Env):
         if seed is not None:
             key = seed_key(seed)
         elif self._episode is not None:
-            key = np.asarray(episode_keys.next_episode_key(self._episode.key))
+            key = np.asarray(_next_key(self._handle, self._episode))
         else:
             key = seed_key(int(self.np_random.integers(0, 2**63)))
         self._episode, step = _start(self._handle, key)
@@ -313,7 +302,7 @@ def make(env_id: str, **kwargs: Any) -> HorizaxEnv:
 def make_vec(
     env_id: str,
     num_envs: int,
-    autoreset_mode: Any = autoreset.AutoresetMode.NEXT_STEP,
+    autoreset_mode: Any = engine.AutoresetMode.NEXT_STEP,
     **kwargs: Any,
 ) -> Any:
     """A `horizax.adapters.gymnasium_vector.HorizaxVectorEnv` (one jitted, vmapped step).
@@ -328,7 +317,7 @@ def make_vec(
     from horizax.adapters.gymnasium_vector import HorizaxVectorEnv
 
     envs = HorizaxVectorEnv(env_id, num_envs, autoreset_mode=autoreset_mode, **kwargs)
-    mode = autoreset.as_mode(autoreset_mode).value
+    mode = engine.as_mode(autoreset_mode).value
     spec_kwargs = {**kwargs, "num_envs": num_envs, "autoreset_mode": mode}
     envs.spec = _spec(env_id, {**spec_kwargs, "vectorization_mode": "vector_entry_point"})
     return envs

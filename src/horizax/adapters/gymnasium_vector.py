@@ -21,7 +21,7 @@ follow Gymnasium's vector layout (each key paired with a ``_key`` mask). Seeds: 
 gives environment ``i`` the seed ``s + i``; a list gives one seed (or None) per environment;
 None continues each environment with its next episode key (see the module doc of
 `horizax.adapters.gymnasium`). The autoreset itself runs inside the jitted step
-(`horizax.core.autoreset`), drawing layouts only for the environments that reset.
+(`horizax.core.episode`), drawing layouts only for the environments that reset.
 """
 
 from __future__ import annotations
@@ -43,30 +43,32 @@ from horizax.adapters.gymnasium import (
     check_action,
     check_render_mode,
     resolve_env,
-    seed_key,
 )
 from horizax.adapters.gymnasium_spaces import codec_for
-from horizax.core import autoreset, episode_keys
-from horizax.core.autoreset import AutoresetMode
+from horizax.core import episode as engine
+from horizax.core.episode import AutoresetMode, seed_key
 
 __all__ = ["HorizaxVectorEnv"]
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def _start(fenv: _Static, keys: Array) -> Any:
-    return jax.vmap(lambda key: autoreset.start_episode(fenv.value, key))(keys)
+    return jax.vmap(lambda key: engine.start_episode(fenv.value, key))(keys)
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _restart(fenv: _Static, episodes: autoreset.Episode, keys: Array, mask: Array) -> Any:
-    return jax.vmap(lambda e, k, m: autoreset.restart_where(fenv.value, e, k, m))(
-        episodes, keys, mask
-    )
+def _restart(fenv: _Static, episodes: engine.Episode, keys: Array, mask: Array) -> Any:
+    return jax.vmap(lambda e, k, m: engine.restart_where(fenv.value, e, k, m))(episodes, keys, mask)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _next_keys(fenv: _Static, episodes: engine.Episode) -> Array:
+    return jax.vmap(lambda e: engine.next_episode_key(fenv.value, e))(episodes)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
-def _step(fenv: _Static, mode: AutoresetMode, episodes: autoreset.Episode, actions: Array) -> Any:
-    return jax.vmap(autoreset.autoreset_step(fenv.value, mode))(episodes, actions)
+def _step(fenv: _Static, mode: AutoresetMode, episodes: engine.Episode, actions: Array) -> Any:
+    return jax.vmap(engine.autoreset_step(fenv.value, mode))(episodes, actions)
 
 
 def _vector_info(info: dict[str, Any], mask: np.ndarray) -> dict[str, Any]:
@@ -123,7 +125,7 @@ class HorizaxVectorEnv(gymnasium.vector.VectorEnv):
             raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        self._mode = autoreset.as_mode(autoreset_mode)
+        self._mode = engine.as_mode(autoreset_mode)
         self.fenv, self.env_id = resolve_env(env, overrides)
         self._handle = _Static(self.fenv)
         self._codec = codec_for(self.fenv)
@@ -136,7 +138,7 @@ class HorizaxVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = gym_spaces.Discrete(int(self.fenv.action_space.n))
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._episodes: autoreset.Episode | None = None
+        self._episodes: engine.Episode | None = None
         self._observations: Any = None  # last batched observation (protocol arrays)
         self._done = np.zeros(self.num_envs, dtype=np.bool_)
 
@@ -179,7 +181,7 @@ class HorizaxVectorEnv(gymnasium.vector.VectorEnv):
     def _keys(self, seeds: list[int | None]) -> np.ndarray:
         """u32[N, 2] episode keys: from the seed, else the next episode's, else random."""
         if self._episodes is not None:
-            keys = np.array(episode_keys.next_episode_key(self._episodes.key), dtype=np.uint32)
+            keys = np.array(_next_keys(self._handle, self._episodes), dtype=np.uint32)
         else:
             keys = np.zeros((self.num_envs, 2), dtype=np.uint32)
         for i, seed in enumerate(seeds):

@@ -49,8 +49,8 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"torchrl; install the `torch` extra: pip install 'horizax[torch]'. Original error: {err}"
     ) from err
 
+from horizax.core import episode as engine
 from horizax.core import spaces
-from horizax.core.autoreset import reset_where
 from horizax.core.protocol import FunctionalEnv, Step, functional
 from horizax.core.registry import make
 
@@ -111,57 +111,50 @@ def _outputs(step: Step, observation_key: str | None) -> dict[str, Any]:
     return out
 
 
-def _split(key: jax.Array, num_envs: int) -> tuple[jax.Array, jax.Array]:
-    key, sub = jax.random.split(key)
-    return key, jax.random.split(sub, num_envs)
-
-
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
-def _reset_all(fenv: FunctionalEnv, num_envs: int, observation_key: str | None, key: jax.Array):
-    key, keys = _split(key, num_envs)
-    state, step = jax.vmap(fenv.reset)(keys)
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _reset_all(fenv: FunctionalEnv, observation_key: str | None, keys: jax.Array):
+    episodes, step = jax.vmap(lambda key: engine.start_episode(fenv, key))(keys)
     # Two copies of the outputs: one kept (for envs a partial reset leaves alone), one for torch.
-    return key, state, _outputs(step, observation_key), _outputs(step, observation_key)
+    return episodes, _outputs(step, observation_key), _outputs(step, observation_key)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+@functools.partial(jax.jit, static_argnums=0)
+def _next_keys(fenv: FunctionalEnv, episodes: engine.Episode) -> jax.Array:
+    return jax.vmap(lambda episode: engine.next_episode_key(fenv, episode))(episodes)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
 def _reset_masked(
     fenv: FunctionalEnv,
-    num_envs: int,
     observation_key: str | None,
-    key: jax.Array,
     mask: jax.Array,
-    state: Any,
+    episodes: engine.Episode,
     kept: dict[str, Any],
 ):
-    key, keys = _split(key, num_envs)
-    # `reset_where` draws layouts only for the masked environments (under vmap); the others
-    # keep their state and a placeholder step that the select below discards.
-    first = jax.eval_shape(fenv.reset, keys[0])[1]
-    placeholder = jax.tree.map(lambda s: jnp.zeros((num_envs, *s.shape), s.dtype), first)
-    state, step = jax.vmap(lambda m, k, s, p: reset_where(fenv.reset, m, k, (s, p)))(
-        mask, keys, state, placeholder
+    keys = jax.vmap(lambda episode: engine.next_episode_key(fenv, episode))(episodes)
+    # Only the masked environments draw a new episode under vmap (`engine.restart_where`).
+    episodes, step = jax.vmap(lambda e, k, m: engine.restart_where(fenv, e, k, m))(
+        episodes, keys, mask
     )
 
     def where(new: jax.Array, old: jax.Array) -> jax.Array:
-        return jnp.where(mask.reshape((num_envs,) + (1,) * (new.ndim - 1)), new, old)
+        return jnp.where(mask.reshape(mask.shape + (1,) * (new.ndim - 1)), new, old)
 
     kept = jax.tree.map(where, _outputs(step, observation_key), kept)
-    return key, state, kept, jax.tree.map(jnp.copy, kept)
+    return episodes, kept, jax.tree.map(jnp.copy, kept)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+@functools.partial(jax.jit, static_argnums=(0, 1))
 def _step_all(
     fenv: FunctionalEnv,
-    num_envs: int,
     observation_key: str | None,
-    key: jax.Array,
-    state: Any,
+    episodes: engine.Episode,
     action: jax.Array,
 ):
-    key, keys = _split(key, num_envs)
-    state, step = jax.vmap(fenv.step)(keys, state, action.astype(jnp.int32))
-    return key, state, _outputs(step, observation_key), _outputs(step, observation_key)
+    episodes, step, _ = jax.vmap(
+        lambda e, a: engine.step_episode(fenv, engine.AutoresetMode.DISABLED, e, a)
+    )(episodes, action.astype(jnp.int32))
+    return episodes, _outputs(step, observation_key), _outputs(step, observation_key)
 
 
 def _to_torch(tree: Any) -> Any:
@@ -177,7 +170,8 @@ class HorizaxEnv(EnvBase):
             `horizax.make`, or a hashable `horizax.core.protocol.FunctionalEnv` (it is a
             static argument of the jitted functions).
         num_envs: the batch size B.
-        seed: seeds the PRNG key every reset's keys are split from (`set_seed` re-seeds).
+        seed: environment ``i`` starts from ``jax.random.PRNGKey(seed + i)``; each later
+            episode from the family's next-episode key (`set_seed` re-seeds the next reset).
         **overrides: `horizax.make` overrides such as ``max_steps`` (with an id only).
 
     Attributes:
@@ -216,8 +210,9 @@ class HorizaxEnv(EnvBase):
             None if isinstance(observation_space, spaces.Dict) else "observation"
         )
         self._make_specs(observation_space)
-        self._key = jax.random.PRNGKey(seed)
-        self._state: Any = None
+        engine.seed_keys(seed, self._num_envs)  # a bad seed fails here, not at reset
+        self._seed: int | None = int(seed)  # set: the next reset starts from these seeds
+        self._episodes: engine.Episode | None = None
         self._kept: Any = None
 
     def _make_specs(self, observation_space: Any) -> None:
@@ -233,8 +228,8 @@ class HorizaxEnv(EnvBase):
             shape=batch,
         )
 
-    def _static(self) -> tuple[Any, int, str | None]:
-        return self.fenv, self._num_envs, self._observation_key
+    def _static(self) -> tuple[Any, str | None]:
+        return self.fenv, self._observation_key
 
     def _tensordict(self, outputs: dict[str, Any]) -> TensorDict:
         return TensorDict(_to_torch(outputs), batch_size=self.batch_size, device=self.device)
@@ -243,19 +238,24 @@ class HorizaxEnv(EnvBase):
         mask = None
         if tensordict is not None:
             mask = tensordict.get("_reset", None)
-        if self._state is None or mask is None or bool(mask.all()):
-            self._key, self._state, self._kept, out = _reset_all(*self._static(), self._key)
+        if self._episodes is None or self._seed is not None:
+            keys = engine.seed_keys(self._seed or 0, self._num_envs)
+            self._seed = None
+            self._episodes, self._kept, out = _reset_all(*self._static(), keys)
+        elif mask is None or bool(mask.all()):
+            keys = _next_keys(self.fenv, self._episodes)
+            self._episodes, self._kept, out = _reset_all(*self._static(), keys)
         else:
             mask = jnp.from_dlpack(mask.reshape(self._num_envs).contiguous())
-            self._key, self._state, self._kept, out = _reset_masked(
-                *self._static(), self._key, mask, self._state, self._kept
+            self._episodes, self._kept, out = _reset_masked(
+                *self._static(), mask, self._episodes, self._kept
             )
         out = dict(out)
         del out["reward"]
         return self._tensordict(out)
 
     def _step(self, tensordict: TensorDictBase) -> TensorDict:
-        if self._state is None:
+        if self._episodes is None:
             raise RuntimeError("call reset() before step()")
         action = tensordict.get("action")
         if action.dtype.is_floating_point or action.dtype == torch.bool:
@@ -266,15 +266,14 @@ class HorizaxEnv(EnvBase):
                 f"action {action.tolist()} has values outside [0, {self._num_actions})"
             )
         action = jnp.from_dlpack(action.contiguous())
-        self._key, self._state, self._kept, out = _step_all(
-            *self._static(), self._key, self._state, action
-        )
+        self._episodes, self._kept, out = _step_all(*self._static(), self._episodes, action)
         return self._tensordict(out)
 
     def _set_seed(self, seed: int | None) -> None:
         if seed is None:  # follow torch's global generator, as torch.manual_seed users expect
             seed = int(torch.randint(0, 2**31 - 1, ()).item())
-        self._key = jax.random.PRNGKey(int(seed))
+        engine.seed_keys(int(seed), self._num_envs)  # validate before taking it
+        self._seed = int(seed)
 
     def render(self, index: int = 0) -> np.ndarray:
         """u8[H, W, 3] frame of environment ``index``'s current state.
@@ -282,7 +281,7 @@ class HorizaxEnv(EnvBase):
         Raises:
             RuntimeError: before the first reset.
         """
-        if self._state is None:
+        if self._episodes is None:
             raise RuntimeError("call reset() before render()")
-        state = jax.tree.map(lambda x: x[index], self._state)
+        state = jax.tree.map(lambda x: x[index], self._episodes.state)
         return np.asarray(self.fenv.render(state), dtype=np.uint8)

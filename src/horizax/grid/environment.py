@@ -22,8 +22,8 @@ import jax.numpy as jnp
 from jax import Array
 
 from horizax.core import episode_keys
-from horizax.core.autoreset import reset_where
 from horizax.core.spaces import Box, Discrete, check_action
+from horizax.core.sparse_reset import reset_where
 from horizax.core.step_type import StepType, check_truncation
 from horizax.core.struct import field, pytree_dataclass
 from horizax.grid import constants as C

@@ -1,10 +1,12 @@
 """Autoreset for the Maze's own API, single and vmapped (jumanji's wrappers, cheaper).
 
-On a LAST step the returned state is a new episode, drawn from ``split(state.key)[0]`` as
-jumanji's `AutoResetWrapper` draws it; the returned `TimeStep` keeps the LAST step type,
-reward and discount of the transition, carries the new episode's first observation, and keeps
-the transition's own (terminal) observation in ``extras["next_obs"]`` -- on every step, so the
-pytree structure is fixed and the terminal observation of a truncated episode is never lost.
+On a LAST step the returned state is a new episode, drawn from
+`horizax.maze.environment.next_episode_key` (``split(state.key)[0]``, as jumanji's
+`AutoResetWrapper` draws it, and as every other horizax path does); the returned `TimeStep`
+keeps the LAST step type, reward and discount of the transition, carries the new episode's
+first observation, and keeps the transition's own (terminal) observation in
+``extras["next_obs"]`` -- on every step, so the pytree structure is fixed and the terminal
+observation of a truncated episode is never lost.
 
 `VmapAutoReset` runs a batch. The reset goes through `horizax.core.autoreset.reset_where`:
 under `vmap` only the environments that just finished draw a maze, where jumanji's
@@ -21,8 +23,8 @@ import jax
 import numpy as np
 from jax import Array
 
-from horizax.core.autoreset import reset_where
-from horizax.maze.environment import Maze, observe
+from horizax.core.sparse_reset import reset_where
+from horizax.maze.environment import Maze, next_episode_key, observe
 from horizax.maze.types import State, TimeStep
 
 __all__ = ["AutoReset", "VmapAutoReset"]
@@ -49,8 +51,8 @@ class AutoReset:
         """The wrapped `Maze`."""
         return self.env
 
-    def _next_episode(self, key: Array) -> State:
-        return self.env.reset(jax.random.split(key)[0])[0]
+    def _next_episode(self, state_key: Array) -> State:
+        return self.env.reset(next_episode_key(state_key))[0]
 
     def reset(self, key: Array) -> tuple[State, TimeStep]:
         """`Maze.reset`, with ``extras["next_obs"]`` set to the first observation."""

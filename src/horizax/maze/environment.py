@@ -11,6 +11,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
@@ -20,7 +21,7 @@ from horizax.core.spaces import check_action
 from horizax.maze.generator import Generator, RandomGenerator
 from horizax.maze.types import Observation, Position, State, StepType, TimeStep, restart
 
-__all__ = ["ENVIRONMENTS", "MOVES", "Maze", "make_maze"]
+__all__ = ["ENVIRONMENTS", "MOVES", "Maze", "make_maze", "next_episode_key"]
 
 # Row and column change of Up, Right, Down, Left; (0, 0) is the top-left corner.
 MOVES = np.array([[-1, 0], [0, 1], [1, 0], [0, -1]], np.int32)
@@ -36,6 +37,16 @@ def action_mask(walls: Array, position: Position) -> Array:
     inside = (row >= 0) & (row < num_rows) & (col >= 0) & (col < num_cols)
     blocked = walls[jnp.clip(row, 0, num_rows - 1), jnp.clip(col, 0, num_cols - 1)]
     return inside & ~blocked
+
+
+def next_episode_key(state_key: Array) -> Array:
+    """The key of the next episode, from ``state.key`` of the current one: ``split(...)[0]``.
+
+    jumanji's autoreset wrappers draw the next maze from this key; every horizax path (the
+    `AutoReset` wrappers, the protocol view and so every adapter) uses it too, so a seed
+    plays jumanji's sequence of mazes everywhere.
+    """
+    return jax.random.split(state_key)[0]
 
 
 def observe(state: State) -> Observation:

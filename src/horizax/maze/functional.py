@@ -18,7 +18,7 @@ from jax import Array
 
 from horizax.core.protocol import Step, make_step
 from horizax.core.spaces import Box, Dict, Discrete
-from horizax.maze.environment import NUM_ACTIONS, Maze
+from horizax.maze.environment import NUM_ACTIONS, Maze, next_episode_key
 from horizax.maze.types import Observation, State, TimeStep
 
 __all__ = ["MazeFunctional", "observation_dict"]
@@ -101,6 +101,11 @@ class MazeFunctional:
         del key
         state, timestep = self.env.step(state, action)
         return state, _to_step(timestep)
+
+    def next_episode_key(self, key: Array, state: State) -> Array:
+        """The Maze's own next-episode key (jumanji's threading): ``split(state.key)[0]``."""
+        del key
+        return next_episode_key(state.key)
 
     def render(self, state: State, cell_size: int = 16) -> np.ndarray:
         """u8[R*cell_size, C*cell_size, 3] frame of one unbatched state (numpy, no

@@ -5,8 +5,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from horizax.core import autoreset
-from horizax.core.autoreset import reset_where
+from horizax.core import sparse_reset
+from horizax.core.sparse_reset import reset_where
 
 
 def initial_state(key):
@@ -83,7 +83,7 @@ def test_nested_vmap_and_scan():
 
 
 def test_layouts_are_drawn_in_rounds_of_a_fraction_of_the_batch():
-    batch = 2 * autoreset.ROUND_FRACTION
+    batch = 2 * sparse_reset.ROUND_FRACTION
     jaxpr = jax.make_jaxpr(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s)))(
         jnp.zeros(batch, bool),
         jax.random.split(jax.random.PRNGKey(0), batch),
@@ -96,7 +96,7 @@ def test_layouts_are_drawn_in_rounds_of_a_fraction_of_the_batch():
 
 
 def test_without_rounds_every_layout_is_drawn_and_selected():
-    batch = 2 * autoreset.ROUND_FRACTION
+    batch = 2 * sparse_reset.ROUND_FRACTION
     jaxpr = jax.make_jaxpr(
         jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s, rounds=False))
     )(jnp.zeros(batch, bool), jax.random.split(jax.random.PRNGKey(0), batch), blank_state(batch))

@@ -7,7 +7,7 @@ import pytest
 
 import horizax
 from horizax.core import episode_keys
-from horizax.core.autoreset import (
+from horizax.core.episode import (
     AutoresetMode,
     Episode,
     as_mode,

@@ -1,140 +1,59 @@
-"""Autoreset that, under `vmap`, draws new layouts only for the environments that need one.
+"""The episode engine: one answer to "what happens when an episode ends", for every path.
 
-The autoreset rule is per environment: ``initial_state(key) if done else state``. Written as
-`lax.cond`, `vmap` turns it into a select that draws a fresh layout for *every* environment
-at *every* step -- for costly layouts (MultiRoom, ObstructedMaze, KeyCorridor) that is most
-of a step's work, although only a handful of a batch's environments end on any given step.
+Every adapter (Gymnasium, dm_env, TorchRL, gymnax) drives a family's protocol view
+(`horizax.core.protocol`) through the pure, per-environment functions of this module, and
+`vmap`s them for a batch. They own:
 
-`reset_where` keeps the per-environment meaning and gives `vmap` a better rule
-(`jax.custom_batching.custom_vmap`): layouts are drawn for the done environments in rounds
-of ``max(1, batch_size // ROUND_FRACTION)`` environments (the first ones still waiting,
-found with `lax.top_k`), each round scattered into place (a `while_loop` with
-``ceil(done / round)`` trips: none at all on the
-many steps where no environment finished, one on most others, and about as much work as
-drawing every layout when a whole batch truncates in sync). The layout is compiled once for
-the step, in the loop's body. Results are those of the per-environment rule, since a layout
-is a pure function of its key. Unbatched, it is a real `lax.cond`: only one branch runs.
+* **the first key of a seed**: `seed_key` (``seed`` -> ``jax.random.PRNGKey(seed)`` for
+  ``0 <= seed < 2**32``); a batch seeded ``s`` gives environment ``i`` the seed ``s + i``
+  (`seed_keys`), as Gymnasium's vector environments do;
+* **the next-episode key schedule**: `next_episode_key`, the family's own rule where its
+  documented API needs one (the Maze threads keys as jumanji does; the protocol view then
+  has a ``next_episode_key(key, state)`` method), else the engine's, the next stream of the
+  episode key (`horizax.core.episode_keys`). A given id and seed therefore play the same
+  episodes through the native API and every adapter;
+* **the step counter** ``Episode.t`` and the step keys handed to the protocol (`step_key`);
+* **the three autoreset modes** (`AutoresetMode`: NEXT_STEP, SAME_STEP with the final
+  observation kept, DISABLED), built on the sparse batched reset
+  (`horizax.core.sparse_reset.reset_where`): under `vmap` only the environments that reset
+  draw a new initial state.
 
-For a layout of a few elementwise operations (Memory's), the rounds buy nothing: drawing a
-layout for every environment fuses into the select, runs as fast, and compiles without the
-loop's dozen kernels. ``reset_where(..., rounds=False)`` is that plain select.
-
-The second half of the module builds Gymnasium 1.x's three autoreset modes (`AutoresetMode`:
-NEXT_STEP, SAME_STEP, DISABLED) over the core functional protocol, as pure per-environment
-functions (`start_episode`, `step_episode`, `restart_where`) on an `Episode` pytree; the
-Gymnasium, dm_env and TorchRL adapters `vmap` them instead of resetting in Python.
+Truncation itself is the family's: each protocol view reports ``terminated`` and
+``truncated`` (termination wins), since the gridworld and the Maze count their steps in their
+documented states.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
-from jax.custom_batching import custom_vmap
 
 from horizax.core import episode_keys
+from horizax.core.sparse_reset import reset_where
 from horizax.core.struct import pytree_dataclass
 
-S = TypeVar("S")
+__all__ = [
+    "AutoresetMode",
+    "Episode",
+    "Final",
+    "as_mode",
+    "autoreset_step",
+    "next_episode_key",
+    "restart_where",
+    "seed_key",
+    "seed_keys",
+    "start_episode",
+    "step_episode",
+    "step_key",
+]
 
-ROUND_FRACTION = 32  # each round draws batch_size // 32 layouts (at least one)
-
-
-def _broadcast(value: Any, batched: bool, size: int) -> Any:
-    return value if batched else jnp.broadcast_to(value, (size, *jnp.shape(value)))
-
-
-SMALL_ROW = 16  # fields with at most this many elements per environment are selected
-
-
-def _place(old: Array, new: Array, index: Array, slot: Array, taken: Array) -> Array:
-    """``old`` with row ``index[j]`` replaced by ``new[j]`` (``index`` out of range: dropped).
-
-    Large rows (the grid) are scattered: only the round's rows are written. Small rows are
-    an elementwise select over the batch (``new[slot]`` where ``taken``): one fused loop,
-    with a constant row (an empty hand, direction 0) folded in. A scatter would compile to
-    a kernel of its own, plus one that broadcasts a constant update: about 5 ms each on
-    XLA:CPU, to save microseconds per round.
-    """
-    if old[0].size > SMALL_ROW:
-        return old.at[index].set(new, mode="drop")
-    rows = taken.reshape(taken.shape + (1,) * (old.ndim - 1))
-    return jnp.where(rows, new[jnp.maximum(slot, 0)], old)
-
-
-def reset_where(
-    initial_state: Callable[[Array], S], done: Array, key: Array, state: S, *, rounds: bool = True
-) -> S:
-    """``initial_state(key)`` where ``done``, else ``state`` (per environment).
-
-    Args:
-        initial_state: ``key -> state``, pure; called on a subset of keys under `vmap`.
-        done: bool[], whether this environment starts a new episode.
-        key: the PRNG key of the new episode.
-        state: the state to keep when not done (a pytree of arrays).
-        rounds: under `vmap`, draw layouts only for the done environments, in rounds (see
-            the module docstring); False draws one for every environment and selects.
-            Both give the same result.
-
-    Returns:
-        A state pytree shaped like ``state``.
-    """
-    # Traced once: `custom_vmap` traces the unbatched rule, and the batched rule reuses it.
-    initial_state = jax.jit(initial_state)
-    if not rounds:
-        return jax.lax.cond(done, lambda: initial_state(key), lambda: state)
-
-    @custom_vmap
-    def select(done: Array, key: Array, state: S) -> S:
-        return jax.lax.cond(done, lambda: initial_state(key), lambda: state)
-
-    @select.def_vmap
-    def select_batched(
-        axis_size: int, in_batched: list[Any], done: Array, key: Array, state: S
-    ) -> tuple[S, Any]:
-        done_batched, key_batched, state_batched = in_batched
-        done = _broadcast(done, done_batched, axis_size)
-        key = _broadcast(key, key_batched, axis_size)
-        state = jax.tree.map(lambda x, b: _broadcast(x, b, axis_size), state, state_batched)
-        size = min(axis_size, max(1, axis_size // ROUND_FRACTION))
-        # Earlier environments rank higher; f32 is exact for any batch below 2**24.
-        priority = jnp.arange(axis_size, 0, -1).astype(jnp.float32)
-
-        def one_round(carry: tuple[S, Array]) -> tuple[S, Array]:
-            state, waiting = carry
-            # The (up to) `size` first environments still waiting for a layout: `top_k`
-            # costs a few microseconds at B=1024 where `jnp.nonzero` (a cumsum over the
-            # batch) costs ~30, as much as a whole Empty-8x8 step.
-            rank, index = jax.lax.top_k(jnp.where(waiting, priority, 0.0), size)
-            index = jnp.where(rank > 0, index, axis_size)  # out of range: writes dropped
-            fresh = jax.vmap(initial_state)(key[jnp.minimum(index, axis_size - 1)])
-            # slot[b]: which of this round's layouts environment b takes (-1: none).
-            slot = jnp.full(axis_size, -1, jnp.int32)
-            slot = slot.at[index].set(jnp.arange(size, dtype=jnp.int32), mode="drop")
-            taken = slot >= 0
-            state = jax.tree.map(
-                lambda old, new: _place(old, new, index, slot, taken), state, fresh
-            )
-            return state, waiting & ~taken
-
-        out, _ = jax.lax.while_loop(lambda carry: jnp.any(carry[1]), one_round, (state, done))
-        return out, jax.tree.map(lambda _: True, out)
-
-    return select(done, key, state)
-
-
-# --- Explicit autoreset modes over the functional protocol ---------------------------------
-#
-# The protocol never resets by itself (`horizax.core.protocol`); adapters pick one of the
-# three modes Gymnasium 1.x defines for vector environments. The functions below are pure,
-# written for one environment, and meant to be `vmap`ped: an `Episode` carries the protocol
-# state plus the bookkeeping autoreset needs (the episode's key, its step count, whether the
-# last step ended it), so no Python state is involved and every mode works under `jit`,
-# `vmap` and `scan`.
+_U32 = 0xFFFFFFFF
 
 
 class AutoresetMode(enum.Enum):
@@ -170,14 +89,39 @@ def as_mode(mode: Any) -> AutoresetMode:
         raise ValueError(f"autoreset_mode must be one of {accepted}, got {mode!r}") from None
 
 
+def seed_key(seed: int) -> np.ndarray:
+    """u32[2], the raw PRNG key of an integer seed: ``jax.random.PRNGKey(seed)`` for seeds
+    below ``2**32`` (larger ones, below ``2**64``, keep their high word in the first lane).
+
+    Raises:
+        TypeError: if ``seed`` is not an int.
+        ValueError: if ``seed`` is negative or ``>= 2**64``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    seed = int(seed)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return np.array([(seed >> 32) & _U32, seed & _U32], dtype=np.uint32)
+
+
+def seed_keys(seed: int, num_envs: int) -> np.ndarray:
+    """u32[N, 2]: the first keys of a batch seeded ``seed`` (environment ``i``: ``seed + i``).
+
+    Raises:
+        TypeError, ValueError: as `seed_key`, for any of the ``num_envs`` seeds.
+    """
+    return np.stack([seed_key(int(seed) + i) for i in range(int(num_envs))])
+
+
 @pytree_dataclass
 class Episode:
-    """One environment's protocol state and its autoreset bookkeeping.
+    """One environment's protocol state and its episode bookkeeping.
 
     Attributes:
         state: the protocol state (opaque pytree).
-        key: the key this episode was reset from; the next episode is drawn from
-            `episode_keys.next_episode_key` of it, so a run is a pure function of its first key.
+        key: the key this episode was reset from; the next episode's is
+            `next_episode_key` of it, so a run is a pure function of its first key.
         t: i32[], steps taken in this episode (with ``key`` it derives the step keys).
         done: bool[], the last step ended the episode (NEXT_STEP resets on the next step).
     """
@@ -201,6 +145,18 @@ class Final:
     observation: Any
     info: dict[str, Any]
     mask: Array
+
+
+def next_episode_key(fenv: Any, episode: Episode) -> Array:
+    """The key of the episode that follows ``episode`` (same shape and key type).
+
+    The family's rule, ``fenv.next_episode_key(key, state)``, where its protocol view has
+    one; otherwise the next stream of the episode key (`episode_keys.next_episode_key`).
+    """
+    rule = getattr(fenv, "next_episode_key", None)
+    if rule is None:
+        return episode_keys.next_episode_key(episode.key)
+    return rule(episode.key, episode.state)
 
 
 _STEP_SALT = 0x27D4EB2F  # separates step keys from the layout and dynamics streams
@@ -241,7 +197,7 @@ def start_episode(fenv: Any, key: Array) -> tuple[Episode, Any]:
 
     Args:
         fenv: a `horizax.core.protocol.FunctionalEnv`.
-        key: the episode's PRNG key.
+        key: the episode's PRNG key (`seed_key` of a seed, or `next_episode_key`).
 
     Returns:
         ``(episode, step)``: the `Episode` (t 0, not done) and the reset's `Step`.
@@ -274,11 +230,11 @@ def step_episode(
     """
     mode = as_mode(mode)
     stepped = fenv.step(step_key(episode.key, episode.t), episode.state, action)
-    next_key = episode_keys.next_episode_key(episode.key)
     t = episode.t + 1
     if mode is AutoresetMode.DISABLED:
         state, step = stepped
         return Episode(state=state, key=episode.key, t=t, done=step.done), step, None
+    next_key = next_episode_key(fenv, episode)
     _check_same_structure(fenv, next_key, stepped)
     if mode is AutoresetMode.NEXT_STEP:
         reset = episode.done
@@ -309,7 +265,7 @@ def restart_where(fenv: Any, episode: Episode, key: Array, mask: Array) -> tuple
     Args:
         fenv: a `horizax.core.protocol.FunctionalEnv`.
         episode: the environment's `Episode`.
-        key: the key of the new episode.
+        key: the key of the new episode (usually `next_episode_key` of ``episode``).
         mask: bool[], whether to restart.
 
     Returns:
