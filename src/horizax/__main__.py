@@ -4,4 +4,6 @@ import sys
 
 from horizax.cli import main
 
-sys.exit(main())
+# Guarded so that importing the module (as an import-hygiene walk does) runs nothing.
+if __name__ == "__main__":
+    sys.exit(main())

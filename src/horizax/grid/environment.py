@@ -301,3 +301,10 @@ class Environment:
             state=state,
             info={},
         )
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickles a registry-made environment by id (its layout is a closure); see
+        `horizax.core.pickling`."""
+        from horizax.core.pickling import reduce_environment
+
+        return reduce_environment(self)

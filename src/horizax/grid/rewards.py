@@ -105,6 +105,8 @@ def on_memory_success(prev_state: State, action: Array, state: State) -> Array:
 
 on_goal_reached_discounted = time_discounted(events.goal_reached)
 on_goal_reached_discounted.__name__ = "on_goal_reached_discounted"
+# Pickled by reference under this name (the closure itself has no importable name).
+on_goal_reached_discounted.__qualname__ = "on_goal_reached_discounted"
 on_goal_reached_discounted.__doc__ = (
     """f32[]: MiniGrid's goal reward ``1 - 0.9 * t / max_steps``."""
 )

@@ -131,6 +131,9 @@ MiniGrid where the family says so (Dynamic-Obstacles). The MiniGrid ids whose ba
 objects to carry (Playground, ...) therefore compose ``on_goal_reached`` and ``on_lava_fall``
 alone; the goal families have no balls, so the default and MiniGrid agree on them.
 """
+# Pickled by reference under this name (the composed closure has no importable name).
+DEFAULT_TERMINATION.__module__ = __name__
+DEFAULT_TERMINATION.__qualname__ = "DEFAULT_TERMINATION"
 
 __all__ = [
     "DEFAULT_TERMINATION",

@@ -137,6 +137,11 @@ class Maze:
         """A copy with some configuration changed (``generator``, ``time_limit``, ...)."""
         return dataclasses.replace(self, **changes)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Only the configuration: cached specs are rebuilt on demand, and the default viewer
+        # (a matplotlib figure once rendered) must not travel with a pickled environment.
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
     @functools.cached_property
     def observation_spec(self) -> specs.Spec:
         """Spec of the `Observation`: positions as bounded i32[] pairs, walls bool[R, C],

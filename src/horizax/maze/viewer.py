@@ -64,6 +64,10 @@ class MazeViewer:
         self._figure: Any = None
         self._animation: Any = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A figure belongs to this process's GUI; an unpickled viewer opens its own.
+        return {**self.__dict__, "_figure": None, "_animation": None}
+
     def _draw(self, ax: Any, state: State) -> None:
         ax.clear()
         ax.set_axis_off()

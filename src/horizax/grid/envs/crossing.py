@@ -87,11 +87,12 @@ def crossing_layout(size: int, num_crossings: int, obstacle: tuple[int, int, int
         raise ValueError(f"num_crossings must be in [0, {2 * per_axis}], got {num_crossings}")
     base = walled_grid(size, size)
     base[size - 2, size - 2] = C.GOAL_CELL
-    river_coord = jnp.arange(2, size - 2, 2, dtype=jnp.int32)  # i32[per_axis]
+    # numpy, not jnp, constants: building a layout at import must not start XLA.
+    river_coord = np.arange(2, size - 2, 2, dtype=np.int32)  # i32[per_axis]
     interior = np.zeros(size, dtype=bool)
     interior[1 : size - 1] = True
-    obstacle_cell = jnp.asarray(obstacle, jnp.uint8)
-    mission = missions.encode(
+    obstacle_cell = np.asarray(obstacle, np.uint8)
+    template = (
         missions.Template.AVOID_LAVA if obstacle[0] == C.LAVA else missions.Template.FIND_OPENING
     )
 
@@ -140,6 +141,7 @@ def crossing_layout(size: int, num_crossings: int, obstacle: tuple[int, int, int
             room_x = room_x + go_x.astype(jnp.int32)
             room_y = room_y + (~go_x).astype(jnp.int32)
         grid = jnp.where((river & ~opening)[..., None], obstacle_cell, jnp.asarray(base))
+        mission = missions.encode(template)
         return make_state(grid, jnp.array([1, 1]), jnp.int32(0), mission=mission)
 
     return layout

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 
 from horizax.core.random_bits import random_bits
@@ -60,9 +61,10 @@ def fetch_layout(size: int, num_objs: int) -> LayoutFn:
     """
     if num_objs < 1 or (size - 2) ** 2 < num_objs + 1:
         raise ValueError(f"Fetch needs 1 <= num_objs < (size-2)**2, got {size=}, {num_objs=}")
-    base = jnp.asarray(walled_grid(size, size))
-    xs = jnp.arange(size)[:, None]
-    ys = jnp.arange(size)[None, :]
+    # numpy, not jnp, constants: building a layout at import must not start XLA.
+    base = walled_grid(size, size)
+    xs = np.arange(size)[:, None]
+    ys = np.arange(size)[None, :]
 
     def layout(key: Array) -> State:
         bits = random_bits(key, (2 * num_objs + 2,))
@@ -74,7 +76,7 @@ def fetch_layout(size: int, num_objs: int) -> LayoutFn:
         kind_digit, colour = mixed_radix(bits[0 : 2 * num_objs : 2], len(KINDS), C.NUM_COLORS)
         kind = jnp.where(kind_digit == 0, KINDS[0], KINDS[1])
         objects = jnp.stack([kind, colour, jnp.zeros_like(kind)], axis=-1).astype(jnp.uint8)
-        grid = base
+        grid = jnp.asarray(base)
         for i in range(num_objs):  # one elementwise select per object, fused into one pass
             here = (xs == cells[i, 0]) & (ys == cells[i, 1])
             grid = jnp.where(here[..., None], objects[i], grid)

@@ -144,7 +144,7 @@ def keycorridor_layout(room_size: int, num_rows: int) -> LayoutFn:
             cell_offset[x0 + offset * ax, y0 + offset * ay] = offset
     left_of = rows  # slots [rows, 2 rows): room (2, j)'s left wall
     col2_down = 3 * rows - 1  # slots from here: room (2, j)'s bottom wall
-    slot_index = jnp.arange(num_slots, dtype=jnp.uint32)
+    slot_index = np.arange(num_slots, dtype=np.uint32)  # numpy: no XLA work at import
     between = _path_edges(rows)
     on_slot = slot_of < num_slots
     slot_clipped = np.minimum(slot_of, num_slots - 1)

@@ -54,7 +54,7 @@ def lavagap_layout(size: int, obstacle: tuple[int, int, int] = C.LAVA_CELL) -> L
     ys = np.arange(size)[None, :]
     interior_rows = (ys >= 1) & (ys <= size - 2)
     strip_cell = np.asarray(obstacle, np.uint8)
-    mission = missions.encode(
+    template = (
         missions.Template.AVOID_LAVA if obstacle[0] == C.LAVA else missions.Template.FIND_OPENING
     )
 
@@ -67,6 +67,8 @@ def lavagap_layout(size: int, obstacle: tuple[int, int, int] = C.LAVA_CELL) -> L
         gap_y = 1 + (bits[1] % jnp.uint32(size - 2)).astype(jnp.int32)
         strip = (xs == gap_x) & interior_rows & (ys != gap_y)
         grid = jnp.where(strip[..., None], strip_cell, jnp.asarray(base))
+        # Encoded here, not in the factory: building a layout at import must not start XLA.
+        mission = missions.encode(template)
         return make_state(grid, jnp.array([1, 1]), jnp.int32(0), mission=mission)
 
     return layout

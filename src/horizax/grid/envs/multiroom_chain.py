@@ -116,11 +116,11 @@ def chain_sampler(max_rooms: int, max_size: int, chains: int, width: int, height
     # Both corner coordinates of room 0 are MiniGrid's `_rand_int(0, width - 2)`.
     xs = _room0_pairs(width - 2, max_size, lambda end: end <= width)
     ys = _room0_pairs(width - 2, max_size, lambda end: end < height)
-    q = jnp.uint32(quotient)
     tries = np.arange(TRIES, dtype=np.uint32)[:, None]
     ks = np.arange(chains, dtype=np.uint32)[None, :]
 
     def sample(seed: Array, target: Array) -> tuple[Array, Array]:
+        q = jnp.uint32(quotient)  # here, not in the factory: building a sampler starts no XLA
         w0 = words(seed, ks[0])
         ix = (w0 % jnp.uint32(len(xs))).astype(jnp.int32)
         iy = ((w0 // jnp.uint32(len(xs))) % jnp.uint32(len(ys))).astype(jnp.int32)

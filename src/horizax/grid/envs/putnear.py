@@ -67,15 +67,16 @@ def putnear_layout(size: int, num_objs: int) -> LayoutFn:
         raise ValueError(f"PutNear needs 2 <= num_objs <= {NUM_PAIRS}, got {num_objs}")
     if (size - 2) ** 2 <= 9 * (num_objs - 1):
         raise ValueError(f"PutNear-{size}x{size} cannot always fit {num_objs} objects")
-    base = jnp.asarray(walled_grid(size, size))
+    base = walled_grid(size, size)
     xs = np.arange(size)[:, None]
     ys = np.arange(size)[None, :]
-    kinds_table = jnp.asarray(KINDS, jnp.int32)
-    pair_ids = jnp.arange(NUM_PAIRS)
 
     def layout(key: Array) -> State:
+        # jnp constants made here, not in the factory: building a layout must not start XLA.
+        kinds_table = jnp.asarray(KINDS, jnp.int32)
+        pair_ids = jnp.arange(NUM_PAIRS)
         bits = random_bits(key, (2 * num_objs + 2,))
-        grid = base
+        grid = jnp.asarray(base)
         unused = jnp.ones(NUM_PAIRS, bool)
         free = empty_cells(grid)  # empty and away from every object placed so far
         kinds, colours, cells = [], [], []

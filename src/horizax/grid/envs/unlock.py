@@ -85,7 +85,7 @@ def unlock_layout(box: bool = False, blocker: bool = False) -> LayoutFn:
     if blocker and not box:
         raise ValueError("the blocking ball is only part of BlockedUnlockPickup (box=True)")
     base = ROOMS.walls()
-    box_cells = jnp.asarray(_box_cells())
+    box_cells_np = _box_cells()
     xs = np.arange(ROOMS.width)[:, None]
     ys = np.arange(ROOMS.height)[None, :]
     # The left room's (cell, direction) pairs: cell (1 + i, 1 + k) for i, k in [0, INNER),
@@ -95,6 +95,7 @@ def unlock_layout(box: bool = False, blocker: bool = False) -> LayoutFn:
     front_x, front_y = cell_x + C.DIR_TO_VEC[d, 0], cell_y + C.DIR_TO_VEC[d, 1]
 
     def layout(key: Array) -> State:
+        box_cells = jnp.asarray(box_cells_np)  # here, not in the factory: no XLA at import
         words = random_bits(key, (2,))
         door_offset, door_colour, box_colour, ball_colour, box_rank = mixed_radix(
             words[0], INNER, C.NUM_COLORS, C.NUM_COLORS, C.NUM_COLORS, len(box_cells)
