@@ -147,7 +147,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``horizax`` command."""
-    parser = argparse.ArgumentParser(prog="horizax", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="horizax", description=__doc__.splitlines()[0] if __doc__ else None
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="print every registered environment id").set_defaults(
         func=_cmd_list

@@ -165,11 +165,11 @@ class _TensorDictTree:
 
     @staticmethod
     def present(level: Any, key: Path) -> bool:
-        return level.get(key if len(key) > 1 else key[0], None) is not None
+        return level.get(key[0] if len(key) == 1 else key, None) is not None
 
     @staticmethod
     def write(level: Any, key: Path, value: Any) -> None:
-        level.set(key if len(key) > 1 else key[0], value)
+        level.set(key[0] if len(key) == 1 else key, value)
 
 
 def _tree_for(data: Any) -> type[_ArrayTree] | type[_TensorDictTree]:

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
+from jax.core import Tracer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +118,7 @@ def check_action(action: Any, num_actions: int) -> Array:
         raise ValueError(f"action must be a scalar (i32[]), got shape {arr.shape}")
     if not jnp.issubdtype(arr.dtype, jnp.integer):
         raise TypeError(f"action must be an integer, got dtype {arr.dtype}")
-    if not isinstance(action, jax.core.Tracer):
+    if not isinstance(action, Tracer):
         value = int(arr)
         if not 0 <= value < num_actions:
             raise ValueError(f"action {value} is outside the action space [0, {num_actions})")

@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.core import Tracer
 
 __all__ = ["Array", "BoundedArray", "DiscreteArray", "Spec"]
 
@@ -31,8 +32,10 @@ T = TypeVar("T")
 
 def _fields_of(value: Any) -> Mapping[str, Any]:
     """The named fields of a NamedTuple, dataclass instance or mapping."""
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return value._asdict()
+    # NamedTuple is not a runtime type, so its `_asdict` is found by name.
+    as_dict: Callable[[], Mapping[str, Any]] | None = getattr(value, "_asdict", None)
+    if isinstance(value, tuple) and as_dict is not None:
+        return as_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
@@ -245,7 +248,7 @@ class BoundedArray(Array):
             ValueError: wrong shape or dtype, or an element outside the bounds.
         """
         value = super().validate(value)
-        if not isinstance(value, jax.core.Tracer):
+        if not isinstance(value, Tracer):
             concrete = np.asarray(value)
             low = concrete < self._minimum
             high = concrete > self._maximum

@@ -11,13 +11,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.struct import pytree_dataclass
+from horizax.core.struct import Replaceable, pytree_dataclass
 from horizax.grid import cells, missions
 from horizax.grid import constants as C
 
 
 @pytree_dataclass
-class State:
+class State(Replaceable):
     """A gridworld state.
 
     Attributes:

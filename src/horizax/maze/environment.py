@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -218,7 +218,8 @@ class Maze:
         )
         at_target = position == state.target_position
         terminated = at_target | ~jnp.any(mask)
-        truncated = state.step_count >= self.time_limit
+        # __post_init__ replaced a None time_limit by its int default.
+        truncated = state.step_count >= cast(int, self.time_limit)
         timestep = TimeStep(
             step_type=jnp.where(terminated | truncated, StepType.LAST, StepType.MID).astype(
                 jnp.int8

@@ -42,11 +42,14 @@ from horizax.maze.types import Position, State
 __all__ = ["Generator", "RandomGenerator", "ToyGenerator", "max_divisions"]
 
 
+def _positive_int(label: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{label} must be a positive int, got {value!r}")
+    return int(value)
+
+
 def _check_size(num_rows: object, num_cols: object) -> tuple[int, int]:
-    for label, value in (("num_rows", num_rows), ("num_cols", num_cols)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{label} must be a positive int, got {value!r}")
-    return int(num_rows), int(num_cols)  # type: ignore[call-overload]
+    return _positive_int("num_rows", num_rows), _positive_int("num_cols", num_cols)
 
 
 class Generator(abc.ABC):
@@ -78,10 +81,9 @@ class Generator(abc.ABC):
     # adapters that cache a compiled step per environment then compile it once. A subclass
     # with more configuration than its size must extend both methods.
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and (self.num_rows, self.num_cols) == (
-            other.num_rows,  # type: ignore[attr-defined]
-            other.num_cols,  # type: ignore[attr-defined]
-        )
+        if not isinstance(other, Generator) or type(self) is not type(other):
+            return False
+        return (self.num_rows, self.num_cols) == (other.num_rows, other.num_cols)
 
     def __hash__(self) -> int:
         return hash((type(self), self.num_rows, self.num_cols))

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 from jax import Array
 
-from horizax.core.struct import field, pytree_dataclass
+from horizax.core.struct import Replaceable, field, pytree_dataclass
 
 __all__ = [
     "Observation",
@@ -55,7 +55,7 @@ class Position(NamedTuple):
 
 
 @pytree_dataclass
-class State:
+class State(Replaceable):
     """The full state of one Maze episode.
 
     Attributes:
@@ -102,7 +102,7 @@ class StepType(enum.IntEnum):
 
 
 @pytree_dataclass
-class TimeStep:
+class TimeStep(Replaceable):
     """What `Maze.reset` and `Maze.step` return beside the state.
 
     Attributes:

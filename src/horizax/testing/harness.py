@@ -1,0 +1,185 @@
+"""The checks every environment API shares, written once over a `Driver`.
+
+A `Driver` says how to reset and step one API (the gridworld's `Timestep` API, the core
+functional protocol) and where its outputs keep the observation, reward, flags and episode
+step counter. `check_driver` then verifies, on it:
+
+* ``reset`` and ``step`` work under `jax.jit` and each is traced exactly once across calls
+  with new keys and actions;
+* a `jax.lax.scan` rollout is the same for the same key, and a `jax.vmap`-ped batch equals
+  the per-environment rollouts;
+* observations lie in ``observation_space`` at every step (dtypes and shapes included);
+  rewards are finite f32;
+* episode boundaries: ``terminated`` and ``truncated`` are never both set, truncation happens
+  only at the time limit, the time limit always ends the episode, no episode runs past it,
+  and at least two episodes end inside the rollout.
+
+Failures raise `AssertionError` naming the broken property.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+__all__ = ["Driver", "Rollout", "assert_in_space", "check_driver", "count_traces"]
+
+
+def count_traces(fn: Callable[..., Any]) -> tuple[Callable[..., Any], list[int]]:
+    """``jax.jit(fn)`` and a one-element list counting how often it was traced."""
+    counter = [0]
+
+    def counted(*args: Any) -> Any:
+        counter[0] += 1
+        return fn(*args)
+
+    return jax.jit(counted), counter
+
+
+def assert_in_space(space: Any, value: Any, batch_ndim: int, where: str) -> None:
+    """Numpy membership check of a value with ``batch_ndim`` leading batch axes."""
+    if isinstance(getattr(space, "spaces", None), Mapping):
+        assert isinstance(value, Mapping), f"observation is not a dict ({where})"
+        assert set(value) == set(space.spaces), (
+            f"observation keys {sorted(value)} != space keys {sorted(space.spaces)} ({where})"
+        )
+        for name, sub in space.spaces.items():
+            assert_in_space(sub, value[name], batch_ndim, f"{where}, {name!r}")
+        return
+    arr = np.asarray(value)
+    shape = tuple(getattr(space, "shape", ()))
+    assert arr.dtype == np.dtype(space.dtype), (
+        f"observation dtype {arr.dtype} != space dtype {np.dtype(space.dtype)} ({where})"
+    )
+    assert arr.shape[batch_ndim:] == shape, (
+        f"observation shape {arr.shape[batch_ndim:]} != space shape {shape} ({where})"
+    )
+    if hasattr(space, "n"):
+        low, high = np.zeros(shape, np.int64), np.full(shape, space.n - 1)
+    else:
+        low = np.broadcast_to(np.asarray(space.low), shape)
+        high = np.broadcast_to(np.asarray(space.high), shape)
+    bad = (arr < low) | (arr > high)
+    assert not bad.any(), f"observation outside its space at {int(bad.sum())} entries ({where})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Driver:
+    """One environment API, as the shared checks drive it.
+
+    Attributes:
+        observation_space: the space every observation lies in.
+        action_space: a `horizax.core.spaces.Discrete` the random actions are drawn from.
+        max_steps: the time limit the checks expect episodes to truncate at.
+        reset: ``key -> out``, a fresh episode.
+        step: ``(key, out, action) -> out`` from the previous output; rollouts call it after
+            an episode ended too, so it restarts however the API promises to.
+        observation: the observation of an output.
+        reward: the reward of an output.
+        terminated: bool[] of an output: an absorbing state was reached.
+        truncated: bool[] of an output: the time limit ended the episode.
+        t: i32[] of an output: steps taken in its episode (0 right after a reset).
+    """
+
+    observation_space: Any
+    action_space: Any
+    max_steps: int
+    reset: Callable[[Array], Any]
+    step: Callable[[Array, Any, Array], Any]
+    observation: Callable[[Any], Any]
+    reward: Callable[[Any], Array]
+    terminated: Callable[[Any], Array]
+    truncated: Callable[[Any], Array]
+    t: Callable[[Any], Array]
+
+
+class Rollout(NamedTuple):
+    """A scanned rollout: the reset output and the stacked outputs of ``num_steps`` steps."""
+
+    first: Any
+    outs: Any
+
+
+def rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
+    """``num_steps`` uniformly random actions from a reset, as one `jax.lax.scan`."""
+    reset_key, action_key, step_key = jax.random.split(key, 3)
+    first = driver.reset(reset_key)
+    actions = driver.action_space.sample(action_key, (num_steps,))
+    keys = jax.random.split(step_key, num_steps)
+
+    def body(out: Any, inputs: tuple[Array, Array]) -> tuple[Any, Any]:
+        action, step_key = inputs
+        nxt = driver.step(step_key, out, action)
+        return nxt, nxt
+
+    _, outs = jax.lax.scan(body, first, (actions, keys))
+    return Rollout(first, outs)
+
+
+def _assert_same(a: Any, b: Any, message: str, index: int | None = None) -> None:
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+        x = np.asarray(x) if index is None else np.asarray(x)[index]
+        np.testing.assert_array_equal(x, np.asarray(y), message)
+
+
+def _check_traces_once(driver: Driver) -> None:
+    reset, reset_traces = count_traces(driver.reset)
+    step, step_traces = count_traces(driver.step)
+    out = reset(jax.random.PRNGKey(1))
+    for i in range(3):
+        action = jnp.asarray(i % driver.action_space.n, driver.action_space.dtype)
+        out = step(jax.random.PRNGKey(10 + i), out, action)
+        out = reset(jax.random.PRNGKey(2 + i)) if i == 1 else out
+    assert reset_traces[0] == 1, f"jit(reset) traced {reset_traces[0]} times, expected 1"
+    assert step_traces[0] == 1, f"jit(step) traced {step_traces[0]} times, expected 1"
+
+
+def _check_boundaries(driver: Driver, outs: Any) -> None:
+    terminated = np.asarray(driver.terminated(outs))
+    truncated = np.asarray(driver.truncated(outs))
+    t = np.asarray(driver.t(outs))
+    limit = driver.max_steps
+    assert terminated.dtype == truncated.dtype == np.bool_, "terminated/truncated must be bool"
+    ended = terminated | truncated
+    assert not (terminated & truncated).any(), "terminated and truncated on the same step"
+    assert not (truncated & (t < limit)).any(), "truncation before the time limit"
+    assert ended[t >= limit].all(), "the time limit did not end the episode"
+    assert (t <= limit).all(), f"an episode ran past the time limit ({t.max()} > {limit})"
+    assert ended.sum() >= 2, "fewer than two episodes ended in the rollout"
+
+
+def check_driver(driver: Driver, key: Array, num_steps: int, batch: int) -> Rollout:
+    """Runs the shared checks on ``driver``; raises `AssertionError` on the first failure.
+
+    Args:
+        driver: the API to check, with a time limit short enough for episodes to end.
+        key: PRNG key of the rollouts.
+        num_steps: length of the scanned rollouts.
+        batch: number of environments in the vmapped rollout.
+
+    Returns:
+        The rollout from ``key``, for the checks an API adds of its own.
+    """
+    _check_traces_once(driver)
+
+    run = jax.jit(lambda k: rollout(driver, k, num_steps))
+    result = run(key)
+    _assert_same(result, run(key), "same key, different rollout")
+
+    assert_in_space(driver.observation_space, driver.observation(result.first), 0, "reset")
+    assert_in_space(driver.observation_space, driver.observation(result.outs), 1, "rollout")
+    rewards = np.asarray(driver.reward(result.outs))
+    assert rewards.dtype == np.float32, f"reward dtype {rewards.dtype}, expected float32"
+    assert np.isfinite(rewards).all(), "non-finite reward"
+    _check_boundaries(driver, result.outs)
+
+    keys = jax.random.split(key, batch)
+    batched = jax.jit(jax.vmap(lambda k: rollout(driver, k, num_steps)))(keys)
+    _assert_same(batched, run(keys[batch - 1]), "vmap differs", index=batch - 1)
+    return result
