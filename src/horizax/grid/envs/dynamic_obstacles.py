@@ -56,8 +56,8 @@ from jax import Array
 from horizax.grid import constants as C
 from horizax.grid import missions, observations, rewards, terminations
 from horizax.grid.environment import DynamicsFn, LayoutFn
-from horizax.grid.layout import empty_cells, sample_cell, sample_direction
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import empty_cells, sample_cell, sample_direction
 from horizax.grid.state import State, make_state, walled_grid
 
 BALL_CELL = (C.BALL, C.BLUE, 0)
