@@ -22,6 +22,7 @@ from horizax.grid.sampling import (
     pick_cell,
     pick_interior_cells,
     select_bit,
+    uniform_scores,
 )
 from horizax.grid.state import walled_grid
 
@@ -115,3 +116,12 @@ def test_select_bit_finds_the_set_bit_of_each_rank():
         bits = [[p for p in range(width) if int(w) >> p & 1] for w in words]
         expected = [positions[r] for positions, r in zip(bits, ranks, strict=True)]
         np.testing.assert_array_equal(np.asarray(select(words, ranks, width)), expected)
+
+
+@pytest.mark.parametrize("make_key", [jax.random.PRNGKey, jax.random.key])
+def test_uniform_scores_are_jax_uniforms_scaled_to_integers(make_key):
+    """Same order as `jax.random.uniform`, so the cells a layout picks stay those of JAX's."""
+    keys = jax.random.split(make_key(5), 500)
+    floats = jax.vmap(lambda k: jax.random.uniform(k, (40,)))(keys)
+    scores = jax.jit(jax.vmap(lambda k: uniform_scores(k, (40,))))(keys)
+    np.testing.assert_array_equal(np.asarray(floats) * 2**23, np.asarray(scores))

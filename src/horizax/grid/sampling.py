@@ -5,8 +5,9 @@ admissible; colours are redrawn until new). The accepted outcome is uniform over
 admissible, so here it is drawn directly, branch-free and at a fixed cost under `vmap`:
 
 * random words come from `random_bits` / `split_words` (JAX's Threefry words, cheaper to
-  compile; `horizax.grid.random_bits`) -- the only source of layout randomness besides the
-  few `jax.random` draws of `sample_cell` and `sample_direction`;
+  compile; `horizax.grid.random_bits`); `uniform_scores` orders cells as JAX's uniforms do.
+  The only other draws are `jax.random.split` of a layout's key into sub-keys (Crossing,
+  Dynamic-Obstacles, `random_agent`) and `sample_direction`'s ``jax.random.randint``;
 * small uniform integers are mixed-radix digits of those words: `mixed_radix` splits one
   word, `Digits` packs a sequence of digits greedily into as few words as a bias budget
   allows (`draw_digits` is the one-call form);
@@ -48,6 +49,7 @@ __all__ = [
     "select_bit",
     "split_words",
     "truncating_divmod",
+    "uniform_scores",
 ]
 
 # Default largest product of the radices packed into one 32-bit word: each digit's relative
@@ -211,9 +213,18 @@ def sample_cell(key: Array, mask: Array) -> Array:
     be empty (checked in the tests of each family).
     """
     width, height = mask.shape
-    noise = jax.random.uniform(key, (width * height,))
-    flat = jnp.argmax(jnp.where(mask.reshape(-1), noise, -1.0))
+    flat = jnp.argmax(jnp.where(mask.reshape(-1), uniform_scores(key, (width * height,)), -1))
     return jnp.stack([flat // height, flat % height]).astype(jnp.int32)
+
+
+def uniform_scores(key: Array, shape: tuple[int, ...]) -> Array:
+    """i32[shape] in ``[0, 2**23)``: ``jax.random.uniform(key, shape)`` times ``2**23``.
+
+    The same order, ties included, as JAX's f32 uniforms (the 23 high bits of each word, the
+    mantissa `jax.random.uniform` builds), so argmax and top-k pick the same cells, from
+    `random_bits` words and without the float conversion.
+    """
+    return jnp.right_shift(random_bits(key, shape), jnp.uint32(9)).astype(jnp.int32)
 
 
 def sample_direction(key: Array) -> Array:
