@@ -6,11 +6,16 @@ or registrations happen until you call `make` or `registered_ids`.
 
 from typing import Any
 
+from horizax.core.registry import add_source as _add_source
 from horizax.core.registry import make, registered_ids
+from horizax.families import register_families as _register_families
 
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "make", "registered_ids"]
+
+# Registers the families' ids on the first `make` / `registered_ids`, not now.
+_add_source(_register_families)
 
 # Submodules reachable as attributes (``horizax.done.terminated_or_truncated``) without
 # importing them up front: they load on first access.

@@ -1,7 +1,28 @@
+import ast
+import inspect
+import pathlib
+import pkgutil
+
 import pytest
 
 import horizax
+from horizax.core import registry
 from horizax.grid import observations
+
+
+@pytest.fixture
+def empty_registry(monkeypatch):
+    """A registry with no ids, so collision tests cannot disturb the real one."""
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_ALIASES", {})
+
+
+def _factory():
+    return None
+
+
+def _other_factory():
+    return None
 
 
 def test_unknown_id_suggests_close_ids():
@@ -41,7 +62,88 @@ def test_import_has_no_registration_side_effect():
     import sys
 
     code = (
-        "import horizax, horizax.core.registry as r;"
-        "assert not r._REGISTRY and not r._DISCOVERED, 'import registered environments'"
+        "import sys, horizax, horizax.core.registry as r;"
+        "assert not r._REGISTRY and not r._ALIASES and r._LOADED == 0, 'import registered ids';"
+        "families = [m for m in sys.modules if m.startswith(('horizax.grid', 'horizax.maze'))];"
+        "assert not families, f'import loaded {families}'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_every_id_and_alias_of_the_explicit_lists_is_registered():
+    """76 MiniGrid ids and Maze-v0, each MiniGrid id but one reachable as a Navix alias."""
+    ids = horizax.registered_ids()
+    minigrid = [i for i in ids if i.startswith("MiniGrid-")]
+    assert len(minigrid) == 76 and set(ids) == {*minigrid, "Maze-v0"}
+    aliases = set(horizax.registered_ids(include_aliases=True)) - set(ids)
+    assert len(aliases) == 75
+    # navix registers its N4-S5-v0 with the 4 rooms its name promises: MiniGrid's v1.
+    renamed = {"Navix-MultiRoom-N4-S5-v0": "MiniGrid-MultiRoom-N4-S5-v1"}
+    for alias in aliases:
+        expected = renamed.get(alias, "MiniGrid-" + alias.removeprefix("Navix-"))
+        assert registry.resolve(alias) == expected
+
+
+def test_grid_registry_lists_every_family_module():
+    """A family module missing from `horizax.grid.registry` would silently lose its ids."""
+    from horizax.grid import envs
+    from horizax.grid import registry as grid_registry
+
+    listed = {m.__name__.rsplit(".", 1)[-1] for m in grid_registry.FAMILY_MODULES}
+    defining = set()
+    for info in pkgutil.iter_modules(envs.__path__):
+        tree = ast.parse(pathlib.Path(envs.__path__[0], f"{info.name}.py").read_text())
+        names = {
+            t.id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for t in node.targets
+            if isinstance(t, ast.Name)
+        }
+        if "ENVIRONMENTS" in names:
+            defining.add(info.name)
+    assert listed == defining
+
+
+def test_core_registry_names_no_family_and_discovers_nothing():
+    """The registry is generic: no family module names, no package scanning."""
+    source = inspect.getsource(registry)
+    for word in ("pkgutil", "importlib", "horizax.grid", "horizax.maze", "__import__"):
+        assert word not in source, word
+
+
+def test_an_alias_equal_to_an_id_is_rejected_naming_both(empty_registry):
+    registry.register("A-v0", _factory)
+    registry.register("B-v0", _other_factory)
+    with pytest.raises(ValueError, match="'A-v0' -> 'B-v0' collides with the id 'A-v0'"):
+        registry.register_alias("A-v0", "B-v0")
+    registry.register_alias("Alias-v0", "A-v0")
+    with pytest.raises(ValueError, match="'Alias-v0' is already an alias of 'A-v0'"):
+        registry.register("Alias-v0", _other_factory)
+
+
+def test_an_alias_with_two_targets_is_rejected_naming_both(empty_registry):
+    registry.register_all({"A-v0": _factory, "B-v0": _other_factory}, {"Alias-v0": "A-v0"})
+    with pytest.raises(ValueError, match="points to both 'A-v0' and 'B-v0'"):
+        registry.register_all({}, {"Alias-v0": "B-v0"})
+    with pytest.raises(ValueError, match="'Missing-v0', which is not registered"):
+        registry.register_alias("Other-v0", "Missing-v0")
+
+
+def test_registering_the_same_lists_twice_is_a_no_op_but_a_new_factory_is_not(empty_registry):
+    environments, aliases = {"A-v0": _factory}, {"Alias-v0": "A-v0"}
+    registry.register_all(environments, aliases)
+    registry.register_all(environments, aliases)
+    assert registry.resolve("Alias-v0") == "A-v0"
+    with pytest.raises(ValueError, match="'A-v0' is already registered"):
+        registry.register("A-v0", _other_factory)
+
+
+def test_sources_run_once_lazily(empty_registry, monkeypatch):
+    calls = []
+    monkeypatch.setattr(registry, "_SOURCES", [])
+    monkeypatch.setattr(registry, "_LOADED", 0)
+    registry.add_source(lambda: calls.append(registry.register("A-v0", _factory)))
+    assert calls == []
+    assert registry.registered_ids() == ["A-v0"] and registry.resolve("A-v0") == "A-v0"
+    assert len(calls) == 1

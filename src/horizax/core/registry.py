@@ -1,69 +1,83 @@
-"""Environment registry: ids, aliases, lazy discovery and did-you-mean errors.
+"""Environment registry: ids, aliases, lazy loading and did-you-mean errors.
 
-Nothing is registered at import time. The first call to `make` or `registered_ids` imports the
-family modules listed in `_PROVIDERS` (each exposes ``ENVIRONMENTS: dict[str, factory]`` and
-optionally ``ALIASES: dict[str, str]``) and records their ids.
+Generic: it names no family. The package above adds a source (`horizax.families`), a
+function that registers each family's explicit lists of ids; sources run once, on the first
+call to `make`, `resolve` or `registered_ids`, so nothing is registered at import time.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
-import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Factory = Callable[..., Any]
 
 _REGISTRY: dict[str, Factory] = {}
 _ALIASES: dict[str, str] = {}
-_DISCOVERED = False
-
-# Packages whose every module may declare ENVIRONMENTS / ALIASES.
-_PROVIDERS: tuple[str, ...] = ("horizax.grid.envs",)
-# Single modules that may declare ENVIRONMENTS / ALIASES.
-_PROVIDER_MODULES: tuple[str, ...] = ("horizax.maze.environment",)
+_SOURCES: list[Callable[[], None]] = []
+_LOADED = 0  # sources run so far
 
 
 def register(env_id: str, factory: Factory, *, aliases: tuple[str, ...] = ()) -> None:
     """Registers ``factory`` under ``env_id`` (and optional aliases).
 
     Raises:
-        ValueError: if the id or an alias is already taken by another factory.
+        ValueError: if the id is already taken by another factory or by an alias, or an alias
+            collides (see `register_alias`).
     """
     if env_id in _REGISTRY and _REGISTRY[env_id] is not factory:
         raise ValueError(f"environment id {env_id!r} is already registered")
+    if env_id in _ALIASES:
+        raise ValueError(f"environment id {env_id!r} is already an alias of {_ALIASES[env_id]!r}")
     _REGISTRY[env_id] = factory
     for alias in aliases:
-        if alias in _ALIASES and _ALIASES[alias] != env_id:
-            raise ValueError(f"alias {alias!r} already points to {_ALIASES[alias]!r}")
-        _ALIASES[alias] = env_id
+        register_alias(alias, env_id)
 
 
-def _load(module: Any) -> None:
-    for env_id, factory in getattr(module, "ENVIRONMENTS", {}).items():
+def register_alias(alias: str, target: str) -> None:
+    """Makes ``alias`` another name of the registered id ``target``.
+
+    Raises:
+        ValueError: if ``target`` is not registered, ``alias`` is a registered id, or
+            ``alias`` already points to another id (the message names both).
+    """
+    if target not in _REGISTRY:
+        raise ValueError(f"alias {alias!r} points to {target!r}, which is not registered")
+    if alias in _REGISTRY:
+        raise ValueError(f"alias {alias!r} -> {target!r} collides with the id {alias!r}")
+    if _ALIASES.get(alias, target) != target:
+        raise ValueError(f"alias {alias!r} points to both {_ALIASES[alias]!r} and {target!r}")
+    _ALIASES[alias] = target
+
+
+def register_all(
+    environments: Mapping[str, Factory], aliases: Mapping[str, str] | None = None
+) -> None:
+    """Registers a family's explicit lists: every id, then every alias."""
+    for env_id, factory in environments.items():
         register(env_id, factory)
-    for alias, target in getattr(module, "ALIASES", {}).items():
-        _ALIASES[alias] = target
+    for alias, target in (aliases or {}).items():
+        register_alias(alias, target)
 
 
-def _discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
-    for package_name in _PROVIDERS:
-        package = importlib.import_module(package_name)
-        for info in pkgutil.iter_modules(package.__path__):
-            if not info.name.startswith("_"):
-                _load(importlib.import_module(f"{package_name}.{info.name}"))
-    for module_name in _PROVIDER_MODULES:
-        _load(importlib.import_module(module_name))
-    _DISCOVERED = True
+def add_source(source: Callable[[], None]) -> None:
+    """Adds a function that registers environments, run once when ids are first needed."""
+    if source not in _SOURCES:
+        _SOURCES.append(source)
+
+
+def _load() -> None:
+    global _LOADED
+    while len(_SOURCES) > _LOADED:
+        # Registering the same factory or alias twice is a no-op, so a failed source reruns.
+        _SOURCES[_LOADED]()
+        _LOADED += 1
 
 
 def registered_ids(*, include_aliases: bool = False) -> list[str]:
     """Sorted list of registered environment ids (aliases too if asked)."""
-    _discover()
+    _load()
     ids = set(_REGISTRY)
     if include_aliases:
         ids |= set(_ALIASES)
@@ -76,7 +90,7 @@ def resolve(env_id: str) -> str:
     Raises:
         ValueError: for an unknown id, naming the closest registered ids.
     """
-    _discover()
+    _load()
     if env_id in _REGISTRY:
         return env_id
     if env_id in _ALIASES:

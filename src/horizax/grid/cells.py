@@ -48,11 +48,6 @@ def see_behind(cell: Array) -> Array:
     return (obj != C.WALL) & ~((obj == C.DOOR) & (state != C.OPEN))
 
 
-def is_empty(cell: Array) -> Array:
-    """bool[...]: nothing is in the cell (MiniGrid's ``grid.get(...) is None``)."""
-    return cell[..., 0] == C.EMPTY
-
-
 def position_mask(width: int, height: int, pos: Array) -> Array:
     """bool[W, H]: one-hot mask of ``pos`` (all False if ``pos`` is off-grid)."""
     xs = jnp.arange(width)[:, None]

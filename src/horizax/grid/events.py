@@ -77,11 +77,6 @@ def box_pickup(prev_state: State, action: Array, state: State) -> Array:
     return _picked_up(prev_state, action, state, C.BOX)
 
 
-def key_pickup(prev_state: State, action: Array, state: State) -> Array:
-    """bool[]: a key was picked up this step."""
-    return _picked_up(prev_state, action, state, C.KEY)
-
-
 def door_opening(prev_state: State, action: Array, state: State) -> Array:
     """bool[]: the door in front of the agent went from closed or locked to open this step."""
     fwd = front_pos(prev_state)

@@ -21,7 +21,7 @@ from horizax.core.spaces import check_action
 from horizax.maze.generator import Generator, RandomGenerator
 from horizax.maze.types import Observation, Position, State, StepType, TimeStep, restart
 
-__all__ = ["ENVIRONMENTS", "MOVES", "Maze", "make_maze", "next_episode_key"]
+__all__ = ["MOVES", "Maze", "make_maze", "next_episode_key"]
 
 # Row and column change of Up, Right, Down, Left; (0, 0) is the top-left corner.
 MOVES = np.array([[-1, 0], [0, 1], [1, 0], [0, -1]], np.int32)
@@ -280,6 +280,3 @@ def make_maze(
     if generator is None:
         generator = RandomGenerator(num_rows, num_cols)
     return Maze(generator=generator, time_limit=time_limit, viewer=viewer, env_id="Maze-v0")
-
-
-ENVIRONMENTS = {"Maze-v0": make_maze}

@@ -6,15 +6,15 @@ from unittest import mock
 
 import jax
 
-from horizax.core import random_bits
+from horizax.grid import random_bits
 
-# JAX's own PRNG primitives: a layout draws through `horizax.core.random_bits` instead.
+# JAX's own PRNG primitives: a layout draws through `horizax.grid.random_bits` instead.
 JAX_PRNG_PRIMITIVES = frozenset({"random_bits", "random_split", "random_fold_in", "threefry2x32"})
 
 
 def trace_counting_draws(fn: Callable[..., Any], *args: Any) -> tuple[Any, int]:
     """``(jaxpr, draws)``: ``fn`` traced, and how many Threefry evaluations it asked
-    `horizax.core.random_bits` for (each one batch of counters, however many words)."""
+    `horizax.grid.random_bits` for (each one batch of counters, however many words)."""
     calls = []
     original = random_bits._threefry_blocks
 

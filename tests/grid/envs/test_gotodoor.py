@@ -217,21 +217,3 @@ def test_reset_graph_has_no_loops_or_scatters():
 def test_small_sizes_are_rejected():
     with pytest.raises(ValueError, match="size >= 5"):
         gotodoor_layout(4)
-
-
-def test_nth_free_enumerates_what_is_left():
-    """The sampling helper both GoTo layouts use for "uniform among those not taken yet"."""
-    import itertools
-
-    from horizax.grid.envs._goto import nth_free, pack_words
-
-    for used in itertools.permutations(range(7), 3):
-        free = [v for v in range(7) if v not in used]
-        got = [
-            int(nth_free(jax.numpy.int32(r), [jax.numpy.int32(u) for u in used])) for r in range(4)
-        ]
-        assert got == free, used
-    assert pack_words([4, 4, 4, 4, 4, 4, 6, 5, 4, 3, 36, 4, 4]) == [
-        [0, 1, 2, 3, 4, 5, 6, 7],
-        [8, 9, 10, 11, 12],
-    ]

@@ -9,8 +9,6 @@ import pytest
 import horizax
 from horizax.grid import cells, missions
 from horizax.grid import constants as C
-from horizax.grid.envs._bitdraws import select_bit
-from horizax.grid.envs._obstructedmaze_layout import _count_words, generate
 from horizax.grid.envs.obstructedmaze import (
     BLOCKER_COLOUR,
     BOX_COLOUR,
@@ -20,6 +18,7 @@ from horizax.grid.envs.obstructedmaze import (
     TARGET_COLOUR,
     plan,
 )
+from horizax.grid.envs.obstructedmaze_layout import count_words, generate
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.envs import obstructedmaze_driver as driver
@@ -212,8 +211,8 @@ def test_reset_is_one_random_call_without_loops():
         assert draws == 1
         assert names.count("scatter") == 1  # the grid is written once
     # Few words: 2 for the ids with one quarter, 4 for Full (plus the door-slot word).
-    assert _count_words(CONFIGS["MiniGrid-ObstructedMaze-2Dlh-v0"]) == 2
-    assert _count_words(CONFIGS["MiniGrid-ObstructedMaze-Full-v1"]) == 4
+    assert count_words(CONFIGS["MiniGrid-ObstructedMaze-2Dlh-v0"]) == 2
+    assert count_words(CONFIGS["MiniGrid-ObstructedMaze-Full-v1"]) == 4
 
 
 def test_v1_only_reorders_v0():
@@ -223,15 +222,3 @@ def test_v1_only_reorders_v0():
         ops0, ops1 = plan(v0), plan(v1)
         assert sorted(ops0[0]) == sorted(ops1[0]) and ops0[1] == ops1[1]
         assert ops0[0] != ops1[0]
-
-
-def test_select_bit_finds_the_set_bit_of_each_rank():
-    """`_bitdraws.select_bit` against a direct enumeration, for each window width."""
-    rng = np.random.default_rng(0)
-    select = jax.jit(jax.vmap(select_bit, in_axes=(0, 0, None)), static_argnums=2)
-    for width in (8, 16, 32):
-        words = rng.integers(1, 2**width, size=4000, dtype=np.uint64).astype(np.uint32)
-        ranks = np.array([rng.integers(0, bin(int(w)).count("1")) for w in words], np.int32)
-        bits = [[p for p in range(width) if int(w) >> p & 1] for w in words]
-        expected = [positions[r] for positions, r in zip(bits, ranks, strict=True)]
-        np.testing.assert_array_equal(np.asarray(select(words, ranks, width)), expected)

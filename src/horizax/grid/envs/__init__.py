@@ -1,2 +1,3 @@
-"""One module per MiniGrid family. Each defines ``ENVIRONMENTS`` (id -> factory) and
-``ALIASES`` (alias -> id); the registry discovers them lazily on first use."""
+"""One module per MiniGrid family (layouts and ids). Each family module defines
+``ENVIRONMENTS`` (id -> factory) and ``ALIASES`` (alias -> id); `horizax.grid.registry` lists
+them explicitly."""

@@ -25,8 +25,8 @@ from jax import Array
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.layout import random_agent
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import random_agent
 from horizax.grid.state import State, make_state, walled_grid
 
 WIDTH, HEIGHT = 9, 7

@@ -56,8 +56,8 @@ from jax import Array
 from horizax.grid import constants as C
 from horizax.grid import missions, observations, rewards, terminations
 from horizax.grid.environment import DynamicsFn, LayoutFn
-from horizax.grid.layout import empty_cells, sample_cell, sample_direction
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import empty_cells, sample_cell, sample_direction, uniform_scores
 from horizax.grid.state import State, make_state, walled_grid
 
 BALL_CELL = (C.BALL, C.BLUE, 0)
@@ -221,8 +221,8 @@ def dynamic_obstacles_layout(size: int, n: int, random_start: bool) -> LayoutFn:
         # (One draw of W*H scores instead of n, each a `sample_cell`.)
         scores = jnp.where(
             (empty_cells(grid) & not_agent).reshape(-1),
-            jax.random.uniform(ball_key, (size * size,)),
-            -1.0,
+            uniform_scores(ball_key, (size * size,)),
+            -1,
         )
         flats = jax.lax.top_k(scores, n)[1].astype(jnp.int32)  # placement = move order
         is_ball = jnp.any(jnp.arange(size * size)[:, None] == flats[None, :], axis=1)

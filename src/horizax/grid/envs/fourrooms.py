@@ -26,13 +26,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import missions, observations
 from horizax.grid.cells import position_mask
 from horizax.grid.environment import LayoutFn
-from horizax.grid.layout import empty_cells, pick_cell
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import empty_cells, pick_cell, random_bits
 from horizax.grid.state import State, make_state, walled_grid
 
 SIZE = 19

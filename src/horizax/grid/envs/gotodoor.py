@@ -32,8 +32,8 @@ from horizax.core.compose import compose
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.envs._goto import draw_digits, nth_free
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET, distinct, draw_digits
 from horizax.grid.state import State, make_state
 
 SIZES = (5, 6, 8)
@@ -90,13 +90,11 @@ def gotodoor_layout(size: int) -> LayoutFn:
             4,
             4,
         )
-        digits = draw_digits(key, bounds, radices)
+        digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
         w, h = width(digits), height(digits)
         digits = digits[2:]
         top_x, bottom_x, left_y, right_y = (2 + d for d in digits[:4])
-        colours: list[Array] = []
-        for rank in digits[4:8]:
-            colours.append(nth_free(rank, colours))
+        colours = distinct(digits[4:8])
         agent_rank, direction, target = digits[8:]
         agent_pos = jnp.stack([1 + agent_rank // (h - 2), 1 + agent_rank % (h - 2)])
 

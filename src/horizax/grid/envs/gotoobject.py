@@ -31,8 +31,8 @@ from horizax.core.compose import compose
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.envs._goto import draw_digits, nth_free
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET, distinct, draw_digits
 from horizax.grid.state import State, make_state, walled_grid
 
 KINDS = (C.KEY, C.BALL, C.BOX)  # MiniGrid's draw order of object types
@@ -46,7 +46,7 @@ def gotoobject_layout(size: int, num_objs: int) -> LayoutFn:
     One `random_bits` call for every draw. A (kind, colour) pair is a number in
     ``[0, 18)`` (kind-major, MiniGrid's type-then-colour draw) and an interior cell a number in
     ``[0, (size-2)**2)`` (x-major); "uniform among those not taken yet" is a rank draw mapped
-    with `nth_free`, so there are no masks, loops or scatters.
+    with `sampling.distinct`, so there are no masks, loops or scatters.
 
     Args:
         size: width and height of the room, walls included.
@@ -75,17 +75,12 @@ def gotoobject_layout(size: int, num_objs: int) -> LayoutFn:
         pair_radices = [NUM_PAIRS - i for i in range(num_objs)]
         cell_radices = [cells - i for i in range(num_objs + 1)]  # objects, then the agent
         radices = [*pair_radices, *cell_radices, 4, num_objs]
-        digits = draw_digits(key, radices, radices)
+        digits = draw_digits(key, radices, radices, budget=WIDE_DIGIT_BUDGET)
         pair_ranks = digits[:num_objs]
         cell_ranks = digits[num_objs : 2 * num_objs + 1]
         direction, target = digits[-2:]
-        pairs: list[Array] = []
-        for rank in pair_ranks:
-            pairs.append(nth_free(rank, pairs))
-        taken: list[Array] = []
-        for rank in cell_ranks:
-            taken.append(nth_free(rank, taken))
-        *objects, agent = taken
+        pairs = distinct(pair_ranks)
+        *objects, agent = distinct(cell_ranks)
 
         grid = jnp.asarray(base)
         kinds = [C.KEY + pair // C.NUM_COLORS for pair in pairs]  # KEY, BALL, BOX are 5, 6, 7

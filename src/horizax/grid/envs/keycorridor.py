@@ -53,13 +53,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array, lax
 
-from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.layout import mixed_radix, truncating_divmod
 from horizax.grid.registration import factory, navix_aliases
 from horizax.grid.roomgrid import RoomGrid
+from horizax.grid.sampling import mixed_radix, random_bits, truncating_divmod
 from horizax.grid.state import State, make_state
 
 CONFIGS = ((3, 1), (3, 2), (3, 3), (4, 3), (5, 3), (6, 3))  # (room_size, num_rows)

@@ -30,11 +30,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.random_bits import random_bits
 from horizax.grid import cells, missions, observations
 from horizax.grid import constants as C
-from horizax.grid.layout import mixed_radix
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import mixed_radix, random_bits
 from horizax.grid.state import State, make_state, walled_grid
 
 SIZE = 19

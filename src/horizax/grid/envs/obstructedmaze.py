@@ -51,7 +51,7 @@ from jax import Array
 
 from horizax.grid import observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.envs._obstructedmaze_layout import (
+from horizax.grid.envs.obstructedmaze_layout import (
     BLOCKER_COLOUR,
     BOX_COLOUR,
     BOX_WITH_KEY,
@@ -82,10 +82,10 @@ def obstructed_maze_layout(cfg: Config) -> LayoutFn:
     """The layout function of one ObstructedMaze variant.
 
     Built to be cheap to compile and run under `vmap` (the autoreset draws layouts at every
-    step, and a rollout compiles three copies of the layout; see `_obstructedmaze_layout`):
+    step, and a rollout compiles three copies of the layout; see `obstructedmaze_layout`):
     one ``jax.random.split`` for all the random words, door slots read from their bits,
     every placement a uniform set bit of the 16-bit set of a room's admissible interior
-    cells (`_bitdraws`), one scatter writing the grid. Loops run over the static plan only.
+    cells (`sampling.draw_bit`), one scatter writing the grid. Loops run over the static plan only.
 
     Args:
         cfg: the variant.

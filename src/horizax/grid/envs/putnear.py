@@ -28,12 +28,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
+from horizax.grid.cells import write_cell
 from horizax.grid.environment import LayoutFn
-from horizax.grid.layout import empty_cells, mixed_radix, pick_cell, put
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import empty_cells, mixed_radix, pick_cell, random_bits
 from horizax.grid.state import State, make_state, walled_grid
 
 KINDS = (C.KEY, C.BALL, C.BOX)  # MiniGrid's types order
@@ -86,7 +86,7 @@ def putnear_layout(size: int, num_objs: int) -> LayoutFn:
             unused = unused & (pair_ids != pair)
             kind, colour = kinds_table[pair // C.NUM_COLORS], pair % C.NUM_COLORS
             pos = pick_cell(free, bits[2 * i + 1])
-            grid = put(grid, pos, jnp.stack([kind, colour, jnp.int32(0)]).astype(jnp.uint8))
+            grid = write_cell(grid, pos, jnp.stack([kind, colour, jnp.int32(0)]).astype(jnp.uint8))
             near = (jnp.abs(xs - pos[0]) <= 1) & (jnp.abs(ys - pos[1]) <= 1)
             free = free & ~near
             kinds.append(kind)

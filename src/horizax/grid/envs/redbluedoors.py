@@ -28,12 +28,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.random_bits import random_bits
 from horizax.grid import constants as C
 from horizax.grid import events, missions, observations, rewards, terminations
 from horizax.grid.environment import LayoutFn
-from horizax.grid.layout import mixed_radix
 from horizax.grid.registration import factory, navix_aliases
+from horizax.grid.sampling import mixed_radix, random_bits
 from horizax.grid.state import State, make_state, walled_grid
 
 RED_DOOR = (C.DOOR, C.RED, C.CLOSED)

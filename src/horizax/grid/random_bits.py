@@ -13,7 +13,7 @@ compile time for every program that draws a layout (the reset, and the step agai
 autoreset). Written here as 20 unrolled rounds of elementwise integer operations, it fuses
 into the kernels that use the words (MemoryS13, B=1024, jax 0.12: the vmapped reset compiles
 14 -> 10 kernels). At run time the unrolled form is no slower. The words, and so every layout,
-are unchanged (`tests/core/test_random_bits.py` compares them with `jax.random.bits`).
+are unchanged (`tests/grid/test_random_bits.py` compares them with `jax.random.bits`).
 """
 
 from __future__ import annotations

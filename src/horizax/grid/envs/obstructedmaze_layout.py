@@ -3,7 +3,8 @@
 `plan` lists, for one variant, the doors and keys MiniGrid adds in its order; `generate`
 replays that plan from one PRNG key. Positions are drawn first and the grid written once
 at the end: doors sit in walls and everything else inside its own room, so a placement
-only needs the set of its room's occupied cells, held as a 16-bit set (`_bitdraws`).
+only needs the set of its room's occupied cells, held as a 16-bit set
+(`horizax.grid.sampling.draw_bit`).
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.random_bits import split_words
 from horizax.grid import cells, missions
 from horizax.grid import constants as C
-from horizax.grid.envs._bitdraws import Digits, bit, choose, draw_bit, popcount, select_bit
 from horizax.grid.roomgrid import RoomGrid
+from horizax.grid.sampling import Digits, bit, draw_bit, popcount, select_bit, split_words
 from horizax.grid.state import State, make_state
 
 ROOM_SIZE = 6
@@ -100,7 +100,7 @@ def _draw_bounds(cfg: Config) -> list[int]:
     return [*bounds, INNER * INNER, 4 * INNER * INNER]  # the target ball, the agent
 
 
-def _count_words(cfg: Config) -> int:
+def count_words(cfg: Config) -> int:
     """Digit words the layout draws (a static replay of the allocation)."""
     digits = Digits()
     for bound in _draw_bounds(cfg):
@@ -167,7 +167,7 @@ def generate(cfg: Config, key: Array) -> State:
     """
     rg = cfg.room_grid
     ops, ball_rooms = plan(cfg)
-    n_digit_words = _count_words(cfg)
+    n_digit_words = count_words(cfg)
     words = split_words(key, 1 + n_digit_words)
     slot_word, digits = words[0], Digits(words[1:])
     colours = _colours(digits)
@@ -318,3 +318,11 @@ def _place_agent(
     )
     row = jnp.asarray(table).at[pair].get(mode="promise_in_bounds")
     return row[:2], row[2]
+
+
+def choose(index: Array | int, options: list) -> Array:
+    """The ``index``-th of a short static list of equally shaped arrays (a select chain)."""
+    out = jnp.asarray(options[0])
+    for k, option in enumerate(options[1:], start=1):
+        out = jnp.where(index == k, jnp.asarray(option), out)
+    return out

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from horizax.core.random_bits import random_bits, split_words
+from horizax.grid.random_bits import random_bits, split_words
 
 
 def raw_data(keys):

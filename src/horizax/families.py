@@ -1,0 +1,20 @@
+"""The environment families `horizax.make` knows: the one list of their registrations.
+
+Each family has a registration module with explicit ``ENVIRONMENTS`` and ``ALIASES``;
+`register_families` imports them and registers their ids in `horizax.core.registry`.
+`horizax/__init__.py` adds it there as a source, which runs on the first `make` or
+`registered_ids`: importing horizax registers nothing and imports no family.
+"""
+
+from __future__ import annotations
+
+from horizax.core import registry
+
+
+def register_families() -> None:
+    """Registers every family's ids and aliases (the registry calls this once, lazily)."""
+    from horizax.grid import registry as grid
+    from horizax.maze import registration as maze
+
+    for family in (grid, maze):
+        registry.register_all(family.ENVIRONMENTS, family.ALIASES)

@@ -1,0 +1,72 @@
+"""The gridworld ids: an explicit list of the family modules whose environments are registered.
+
+Each module of `horizax.grid.envs` listed here defines ``ENVIRONMENTS`` (id -> factory) and
+optionally ``ALIASES`` (alias -> id); their union is this family's registration. Importing
+this module imports every gridworld family, so only `horizax.families` does, on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any
+
+from horizax.grid.envs import (
+    crossing,
+    distshift,
+    doorkey,
+    dynamic_obstacles,
+    empty,
+    fetch,
+    fourrooms,
+    gotodoor,
+    gotoobject,
+    keycorridor,
+    lavagap,
+    lockedroom,
+    memory,
+    multiroom,
+    obstructedmaze,
+    playground,
+    putnear,
+    redbluedoors,
+    unlock,
+)
+
+FAMILY_MODULES: tuple[ModuleType, ...] = (
+    crossing,
+    distshift,
+    doorkey,
+    dynamic_obstacles,
+    empty,
+    fetch,
+    fourrooms,
+    gotodoor,
+    gotoobject,
+    keycorridor,
+    lavagap,
+    lockedroom,
+    memory,
+    multiroom,
+    obstructedmaze,
+    playground,
+    putnear,
+    redbluedoors,
+    unlock,
+)
+
+
+def _union(name: str) -> dict[str, Any]:
+    """The union of the modules' ``name`` dicts; a key in two modules raises ValueError."""
+    out: dict[str, Any] = {}
+    for module in FAMILY_MODULES:
+        table: Mapping[str, Any] = getattr(module, name, {})
+        for key, value in table.items():
+            if key in out:
+                raise ValueError(f"{key!r} is defined twice in {name} ({module.__name__})")
+            out[key] = value
+    return out
+
+
+ENVIRONMENTS: dict[str, Callable[..., Any]] = _union("ENVIRONMENTS")
+ALIASES: dict[str, str] = _union("ALIASES")

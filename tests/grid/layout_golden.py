@@ -1,0 +1,88 @@
+"""Hashes of reset layouts and of autoreset rollouts, shared by the golden test and its
+regeneration script (``python -m tests.grid.layout_golden`` rewrites the data file)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import horizax
+
+DATA_FILE = Path(__file__).with_name("layout_golden.json")
+SEED = 2026
+NUM_KEYS = 3000
+# Small envs with short episodes, so 300 steps cover many autoresets of varied layouts.
+ROLLOUT_IDS = (
+    "MiniGrid-DoorKey-5x5-v0",
+    "MiniGrid-Fetch-5x5-N2-v0",
+    "MiniGrid-GoToDoor-5x5-v0",
+    "MiniGrid-KeyCorridorS3R1-v0",
+    "MiniGrid-LavaCrossingS9N1-v0",
+    "MiniGrid-MultiRoom-N2-S4-v0",
+    "MiniGrid-ObstructedMaze-1Dlhb-v0",
+    "MiniGrid-Dynamic-Obstacles-5x5-v0",
+)
+ROLLOUT_ENVS = 64
+ROLLOUT_STEPS = 300
+ROLLOUT_MAX_STEPS = 30  # forces truncation autoresets on top of the terminations
+
+
+def digest(tree: Any) -> str:
+    """SHA-256 of every leaf of ``tree`` in tree order: dtype, shape and bytes."""
+    sha = hashlib.sha256()
+    for leaf in jax.tree_util.tree_leaves(tree):
+        if jnp.issubdtype(jnp.asarray(leaf).dtype, jax.dtypes.prng_key):
+            leaf = jax.random.key_data(leaf)
+        array = np.ascontiguousarray(np.asarray(leaf))
+        sha.update(f"{array.dtype.str}{array.shape}".encode())
+        sha.update(array.tobytes())
+    return sha.hexdigest()
+
+
+def reset_states(env_id: str, num_keys: int = NUM_KEYS) -> Any:
+    """The state pytree of ``env_id``'s vmapped, jitted reset over the golden keys."""
+    env = horizax.make(env_id)
+    keys = jax.random.split(jax.random.PRNGKey(SEED), num_keys)
+    out = jax.jit(jax.vmap(env.reset))(keys)
+    # Grid envs return a Timestep holding the state; the Maze returns (state, timestep).
+    return out[0] if isinstance(out, tuple) else out.state
+
+
+def rollout_states(env_id: str) -> Any:
+    """The per-step states of a jitted scan of ``vmap(env.step)`` under fixed random actions."""
+    env = horizax.make(env_id, max_steps=ROLLOUT_MAX_STEPS)
+    keys = jax.random.split(jax.random.PRNGKey(SEED), ROLLOUT_ENVS)
+    actions = jax.random.randint(
+        jax.random.PRNGKey(SEED + 1), (ROLLOUT_STEPS, ROLLOUT_ENVS), 0, env.action_space.n
+    )
+
+    @jax.jit
+    def run(keys: jax.Array, actions: jax.Array) -> Any:
+        def body(timestep: Any, action: jax.Array) -> tuple[Any, Any]:
+            timestep = jax.vmap(env.step)(timestep, action)
+            return timestep, (timestep.state, timestep.reward, timestep.step_type)
+
+        return jax.lax.scan(body, jax.vmap(env.reset)(keys), actions)[1]
+
+    return run(keys, actions)
+
+
+def compute(env_ids: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """``{"reset": {id: hash}, "rollout": {id: hash}}`` from the current code."""
+    env_ids = horizax.registered_ids() if env_ids is None else env_ids
+    return {
+        "reset": {env_id: digest(reset_states(env_id)) for env_id in env_ids},
+        "rollout": {env_id: digest(rollout_states(env_id)) for env_id in ROLLOUT_IDS},
+    }
+
+
+if __name__ == "__main__":
+    data = {"seed": SEED, "num_keys": NUM_KEYS, **compute()}
+    DATA_FILE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {DATA_FILE}")

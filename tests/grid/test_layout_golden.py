@@ -1,0 +1,44 @@
+"""Layouts pinned key for key: the reset states of every registered id, and autoreset rollouts.
+
+The hashes in ``layout_golden.json`` were taken from the code before layout sampling was
+refactored; a refactor that changes no layout keeps them all. Regenerate them (only for a
+deliberate, versioned layout change) with ``PYTHONPATH=src python -m tests.grid.layout_golden``.
+"""
+
+import json
+
+import pytest
+
+import horizax
+from tests.grid import layout_golden
+
+pytestmark = pytest.mark.slow
+
+GOLDEN = json.loads(layout_golden.DATA_FILE.read_text())
+
+
+def _differing(kind: str, compute) -> list[str]:
+    return [env_id for env_id, expected in GOLDEN[kind].items() if compute(env_id) != expected]
+
+
+def test_golden_data_covers_every_registered_id():
+    """A new id without a pinned layout would escape the check below."""
+    assert GOLDEN["num_keys"] == layout_golden.NUM_KEYS
+    assert sorted(GOLDEN["reset"]) == horizax.registered_ids()
+    assert sorted(GOLDEN["rollout"]) == sorted(layout_golden.ROLLOUT_IDS)
+
+
+def test_reset_layouts_are_unchanged_key_for_key():
+    """Every id's vmapped reset over the golden keys gives the pinned states, bit for bit."""
+    differing = _differing(
+        "reset", lambda env_id: layout_golden.digest(layout_golden.reset_states(env_id))
+    )
+    assert not differing, f"reset states differ for {len(differing)} ids: {differing}"
+
+
+def test_autoreset_rollouts_are_unchanged():
+    """Scans of vmapped steps with fixed actions (autoresets included) give the pinned states."""
+    differing = _differing(
+        "rollout", lambda env_id: layout_golden.digest(layout_golden.rollout_states(env_id))
+    )
+    assert not differing, f"rollout states differ for {len(differing)} ids: {differing}"
