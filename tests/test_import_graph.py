@@ -16,7 +16,6 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # The test subtracts them; `test_each_known_cycle_still_exists` makes the list shrink once
 # one is gone.
 KNOWN_CYCLES_TO_REMOVE: set[frozenset[str]] = {
-    frozenset({"horizax.adapters.gymnasium", "horizax.adapters.gymnasium_vector"}),
     frozenset({"horizax.grid.environment", "horizax.grid.functional"}),
     frozenset({"horizax.grid.observations", "horizax.grid.render"}),
     frozenset({"horizax.maze.environment", "horizax.maze.functional"}),
@@ -140,3 +139,23 @@ def test_core_imports_no_family_and_no_adapter():
         if target.startswith(forbidden)
     )
     assert not arrows, f"core imports: {arrows}"
+
+
+# Family imports that other work removes from the adapters: (adapter, family module).
+KNOWN_ADAPTER_FAMILY_ARROWS_TO_REMOVE = {("horizax.adapters.gymnax", "horizax.grid.environment")}
+
+
+def test_adapters_convert_spaces_never_families():
+    """An adapter that names a family would need a new branch for every new family."""
+    graph = import_graph()
+    arrows = {
+        (module, target)
+        for module, targets in graph.items()
+        if module.startswith("horizax.adapters")
+        for target in targets
+        if target.startswith(("horizax.grid", "horizax.maze"))
+    }
+    new = arrows - KNOWN_ADAPTER_FAMILY_ARROWS_TO_REMOVE
+    gone = KNOWN_ADAPTER_FAMILY_ARROWS_TO_REMOVE - arrows
+    assert not new, f"adapters import families: {sorted(new)}"
+    assert not gone, f"no longer imported, remove from the known list: {sorted(gone)}"

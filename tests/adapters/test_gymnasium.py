@@ -61,7 +61,7 @@ def test_check_env_passes_on_every_grid_family(env_id):
 
 
 def test_check_env_passes_on_a_generic_protocol_env():
-    env = hg.HorizaxEnv(Walk(), render_mode="rgb_array")
+    env = hg.GymnasiumEnv(Walk(), render_mode="rgb_array")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.filterwarnings("ignore", message=".*alternative render modes.*")  # no spec
@@ -69,7 +69,7 @@ def test_check_env_passes_on_a_generic_protocol_env():
 
 
 def test_generic_env_spaces_and_values_convert_to_gymnasium():
-    env = hg.HorizaxEnv(Walk())
+    env = hg.GymnasiumEnv(Walk())
     space = env.observation_space
     assert space == gymnasium.spaces.Dict(
         {"pos": gymnasium.spaces.Box(0, 7, (1,), np.int32), "goal": gymnasium.spaces.Discrete(8)}
@@ -109,7 +109,7 @@ def test_observation_space_matches_minigrid():
 
 
 def test_every_minigrid_mission_fits_the_text_space():
-    space = hg.HorizaxEnv("MiniGrid-Empty-5x5-v0").observation_space["mission"]
+    space = hg.GymnasiumEnv("MiniGrid-Empty-5x5-v0").observation_space["mission"]
     texts = set()
     # Every template with every colour / object name in both slots and every phrasing.
     for template, color, kind, color2, kind2, variant in itertools.product(
@@ -200,7 +200,7 @@ def test_gymnasium_make_registers_every_id_without_a_time_limit_wrapper():
         chain.append(type(wrapper).__name__)
         wrapper = wrapper.env
     assert "TimeLimit" not in chain
-    assert isinstance(env.unwrapped, hg.HorizaxEnv) and env.unwrapped.unwrapped is env.unwrapped
+    assert isinstance(env.unwrapped, hg.GymnasiumEnv) and env.unwrapped.unwrapped is env.unwrapped
     assert env.unwrapped.max_steps == 7
     env.reset(seed=0)
     flags = [env.step(0)[2:4] for _ in range(7)]
@@ -235,7 +235,7 @@ def test_bad_input_raises_early():
     with pytest.raises(ValueError, match="unknown environment id"):
         hg.make("MiniGrid-Emptyy-5x5-v0")
     with pytest.raises(TypeError, match="overrides"):
-        hg.HorizaxEnv(horizax.make("MiniGrid-Empty-5x5-v0"), max_steps=3)
+        hg.GymnasiumEnv(horizax.make("MiniGrid-Empty-5x5-v0"), max_steps=3)
     env = hg.make("MiniGrid-Empty-5x5-v0")
     with pytest.raises(gymnasium.error.ResetNeeded):
         env.step(0)
@@ -251,7 +251,7 @@ def test_bad_input_raises_early():
 
 
 def test_environment_objects_and_prefixed_ids_are_accepted():
-    from_object = hg.HorizaxEnv(horizax.make("MiniGrid-Empty-5x5-v0", max_steps=9))
+    from_object = hg.GymnasiumEnv(horizax.make("MiniGrid-Empty-5x5-v0", max_steps=9))
     from_prefixed = hg.make("horizax/MiniGrid-Empty-5x5-v0", max_steps=9)
     assert from_object.max_steps == from_prefixed.max_steps == 9
     a, b = from_object.reset(seed=3), from_prefixed.reset(seed=3)

@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
 
 from horizax.adapters import gymnasium as hg  # noqa: E402
 from horizax.adapters import gymnasium_vector as hgv  # noqa: E402
-from horizax.adapters.gymnasium_vector import HorizaxVectorEnv  # noqa: E402
+from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv  # noqa: E402
 from horizax.core.episode import AutoresetMode as HorizaxMode  # noqa: E402
 from tests.core.toy_protocol import Walk  # noqa: E402
 
@@ -28,8 +28,8 @@ def lockstep(make_env, mode, actions, seed):
     and actions (DISABLED: resetting the finished environments by mask), comparing every
     output exactly, dtypes included."""
     num_envs = actions.shape[1]
-    ours = HorizaxVectorEnv(make_env(), num_envs, autoreset_mode=mode)
-    ref = SyncVectorEnv([lambda: hg.HorizaxEnv(make_env()) for _ in range(num_envs)],
+    ours = GymnasiumVectorEnv(make_env(), num_envs, autoreset_mode=mode)
+    ref = SyncVectorEnv([lambda: hg.GymnasiumEnv(make_env()) for _ in range(num_envs)],
                         autoreset_mode=mode)  # fmt: skip
     assert ours.observation_space == ref.observation_space
     assert ours.action_space == ref.action_space
@@ -55,7 +55,7 @@ def lockstep(make_env, mode, actions, seed):
 def test_grid_matches_sync_vector_env(mode):
     actions = np.random.default_rng(1).integers(0, 3, (16, 3))
     actions[:5, 0] = GOAL_PATH  # env 0 reaches the goal, the others hit the time limit
-    ends = lockstep(lambda: hg.HorizaxEnv(EMPTY, max_steps=6).fenv, mode, actions, seed=0)
+    ends = lockstep(lambda: hg.GymnasiumEnv(EMPTY, max_steps=6).fenv, mode, actions, seed=0)
     assert ends["terminated"] >= 1 and ends["truncated"] >= 2, f"both ends covered: {ends}"
 
 
@@ -138,7 +138,7 @@ def test_disabled_needs_a_masked_reset():
 def test_spaces_dtypes_and_gymnasium_make_vec():
     envs = gymnasium.make_vec("horizax/MiniGrid-DoorKey-5x5-v0", num_envs=3,
                               autoreset_mode="SameStep")  # fmt: skip
-    assert isinstance(envs.unwrapped, HorizaxVectorEnv), "the vector entry point is ours"
+    assert isinstance(envs.unwrapped, GymnasiumVectorEnv), "the vector entry point is ours"
     assert envs.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
     assert envs.single_observation_space == hg.make("MiniGrid-DoorKey-5x5-v0").observation_space
     obs, _ = envs.reset(seed=0)
@@ -236,7 +236,7 @@ def test_one_compiled_step_for_the_whole_run():
 def test_maze_matches_sync_vector_env(mode):
     actions = np.random.default_rng(3).integers(0, 4, (10, 3))
     # Maze instances compare by identity: share one so the reference compiles once.
-    fenv = hg.HorizaxEnv("Maze-v0", time_limit=4).fenv
+    fenv = hg.GymnasiumEnv("Maze-v0", time_limit=4).fenv
     ends = lockstep(lambda: fenv, mode, actions, seed=5)
     assert ends["truncated"] >= 3, f"episodes ended inside the run: {ends}"
 
@@ -246,7 +246,7 @@ def test_batched_missions_match_sync_vector_env():
     """Fetch draws a mission per episode: the batched strings must follow each environment."""
     fetch = "MiniGrid-Fetch-5x5-N2-v0"
     actions = np.random.default_rng(4).integers(0, 7, (12, 4))
-    lockstep(lambda: hg.HorizaxEnv(fetch, max_steps=3).fenv, AutoresetMode.NEXT_STEP, actions, 0)
+    lockstep(lambda: hg.GymnasiumEnv(fetch, max_steps=3).fenv, AutoresetMode.NEXT_STEP, actions, 0)
     obs, _ = hg.make_vec(fetch, 4).reset(seed=0)
     singles = [hg.make(fetch).reset(seed=i)[0]["mission"] for i in range(4)]
     assert list(obs["mission"]) == singles and len(set(singles)) > 1, "distinct missions"

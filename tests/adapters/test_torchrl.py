@@ -21,7 +21,7 @@ from torchrl.envs import terminated_or_truncated as torchrl_terminated_or_trunca
 from torchrl.envs.utils import check_env_specs, step_mdp  # noqa: E402
 
 import horizax  # noqa: E402
-from horizax.adapters.torchrl import HorizaxEnv, _to_torch, to_torchrl_spec  # noqa: E402
+from horizax.adapters.torchrl import TorchRLEnv, _to_torch, to_torchrl_spec  # noqa: E402
 from horizax.core.protocol import functional  # noqa: E402
 from horizax.core.spaces import Box, Dict, Discrete  # noqa: E402
 from horizax.done import terminated_or_truncated  # noqa: E402
@@ -47,20 +47,21 @@ def flags(td):
 
 
 def test_check_env_specs_grid():
-    check_env_specs(HorizaxEnv(ENV_ID, num_envs=3, max_steps=4))
+    check_env_specs(TorchRLEnv(ENV_ID, num_envs=3, max_steps=4))
 
 
 def test_check_env_specs_dict_observations():
-    env = HorizaxEnv(Corridor(length=4, max_steps=3), num_envs=4)
+    env = TorchRLEnv(Corridor(length=4, max_steps=3), num_envs=4)
     assert set(env.observation_spec.keys()) == {"position", "action_mask"}
     check_env_specs(env)
 
 
 def test_specs_are_converted_from_the_spaces():
-    env = HorizaxEnv(ENV_ID, num_envs=2)
-    obs = env.observation_spec["observation"]
+    env = TorchRLEnv(ENV_ID, num_envs=2)
+    assert set(env.observation_spec.keys()) == {"image", "direction", "mission"}
+    obs = env.observation_spec["image"]
     assert isinstance(obs, Bounded) and obs.dtype == torch.uint8
-    assert obs.shape == (2, 7, 7, 3) and int(obs.space.high[0, 0, 0, 0]) == 10
+    assert obs.shape == (2, 7, 7, 3) and int(obs.space.high[0, 0, 0, 0]) == 255
     assert isinstance(env.action_spec, Categorical) and env.action_spec.space.n == 7
     assert env.reward_spec.shape == (2, 1) and env.reward_spec.dtype == torch.float32
     assert set(env.full_done_spec.keys()) == {"done", "terminated", "truncated"}
@@ -87,14 +88,14 @@ def test_space_conversion_covers_every_space():
 
 
 def test_time_limit_truncates_without_terminating():
-    env = HorizaxEnv(ENV_ID, num_envs=1, max_steps=3)
+    env = TorchRLEnv(ENV_ID, num_envs=1, max_steps=3)
     env.reset()
     seen = [flags(step(env, LEFT)) for _ in range(3)]
     assert seen == [([False], [False]), ([False], [False]), ([False], [True])]
 
 
 def test_goal_terminates_without_truncating():
-    env = HorizaxEnv(ENV_ID, num_envs=1)
+    env = TorchRLEnv(ENV_ID, num_envs=1)
     env.reset()
     seen = [step(env, a) for a in TO_GOAL]
     assert [flags(td) for td in seen][-1] == ([True], [False])
@@ -103,7 +104,7 @@ def test_goal_terminates_without_truncating():
 
 
 def test_goal_on_the_time_limit_step_is_a_termination():
-    env = HorizaxEnv(ENV_ID, num_envs=1, max_steps=len(TO_GOAL))
+    env = TorchRLEnv(ENV_ID, num_envs=1, max_steps=len(TO_GOAL))
     env.reset()
     last = [step(env, a) for a in TO_GOAL][-1]
     assert flags(last) == ([True], [False]), "termination wins"
@@ -118,10 +119,10 @@ def reference_episodes(max_steps, policies, num_steps):
     records = []
     for policy in policies:
         state, first = reset(key)
-        obs, rows, t = np.asarray(first.observation), [], 0
+        obs, rows, t = np.asarray(first.observation["image"]), [], 0
         for _ in range(num_steps):
             state, out = step_fn(key, state, jnp.int32(policy(t)))
-            next_obs = np.asarray(out.observation)
+            next_obs = np.asarray(out.observation["image"])
             rows.append(
                 (obs, next_obs, float(out.reward), bool(out.terminated), bool(out.truncated))
             )
@@ -129,7 +130,7 @@ def reference_episodes(max_steps, policies, num_steps):
             obs = next_obs
             if bool(out.done):
                 state, first = reset(key)
-                obs, t = np.asarray(first.observation), 0
+                obs, t = np.asarray(first.observation["image"]), 0
         records.append(rows)
     return records
 
@@ -137,7 +138,7 @@ def reference_episodes(max_steps, policies, num_steps):
 def test_rollout_crosses_episode_boundaries_keeping_terminated_and_truncated_apart():
     # env 0 walks to the goal (terminates every 5 steps), env 1 turns forever (truncates
     # every 7): 35 steps cross 7 terminations and 5 truncations, with TorchRL resetting them.
-    env = HorizaxEnv(ENV_ID, num_envs=2, max_steps=7)
+    env = TorchRLEnv(ENV_ID, num_envs=2, max_steps=7)
     calls = []
 
     def policy(td):
@@ -156,39 +157,37 @@ def test_rollout_crosses_episode_boundaries_keeping_terminated_and_truncated_apa
     for i, rows in enumerate(reference_episodes(7, policies, 35)):
         for t, (obs, next_obs, reward, term, trunc) in enumerate(rows):
             where = f"env {i}, step {t}"
-            np.testing.assert_array_equal(rollout["observation"][i, t].numpy(), obs, where)
-            np.testing.assert_array_equal(rollout["next", "observation"][i, t].numpy(), next_obs)
+            np.testing.assert_array_equal(rollout["image"][i, t].numpy(), obs, where)
+            np.testing.assert_array_equal(rollout["next", "image"][i, t].numpy(), next_obs)
             assert rollout["next", "reward"][i, t].item() == pytest.approx(reward), where
             assert (terminated[i, t].item(), truncated[i, t].item()) == (term, trunc), where
 
 
 def test_partial_reset_resets_only_the_marked_envs():
-    env = HorizaxEnv(ENV_ID, num_envs=3, max_steps=4)
+    env = TorchRLEnv(ENV_ID, num_envs=3, max_steps=4)
     td = env.reset()
-    start = td["observation"][0].clone()
+    start = td["image"][0].clone()
     for _ in range(3):
         td = step_mdp(env.step(td.set("action", torch.tensor([FORWARD] * 3))))
-    moved = td["observation"].clone()
+    moved = td["image"].clone()
     assert not torch.equal(moved[0], start)
     td["_reset"] = torch.tensor([[False], [True], [False]])
     td = env.reset(td)
-    assert torch.equal(td["observation"][1], start), "env 1 starts a new episode"
-    assert torch.equal(td["observation"][0], moved[0]) and torch.equal(
-        td["observation"][2], moved[2]
-    )
+    assert torch.equal(td["image"][1], start), "env 1 starts a new episode"
+    assert torch.equal(td["image"][0], moved[0]) and torch.equal(td["image"][2], moved[2])
     after = step(env, LEFT, LEFT, LEFT)
     assert flags(after) == ([False] * 3, [True, False, True]), "only envs 0 and 2 hit t = 4"
 
 
 def test_in_place_writes_to_returned_tensors_do_not_reach_the_jax_state():
-    env = HorizaxEnv(ENV_ID, num_envs=2, max_steps=9)
+    env = TorchRLEnv(ENV_ID, num_envs=2, max_steps=9)
     env.reset()
     out = step(env, FORWARD, FORWARD)
-    expected = out["observation"][0].clone()
-    out["observation"].zero_()  # TorchRL's partial-reset merge writes into returned tensors
+    expected = out["image"][0].clone()
+    out["image"].zero_()  # TorchRL's partial-reset merge writes into returned tensors
     td = TensorDict({"_reset": torch.tensor([[False], [True]])}, [2])
     reset = env._reset(td)
-    assert torch.equal(reset["observation"][0], expected), "env 0 keeps its true observation"
+    assert torch.equal(reset["image"][0], expected), "env 0 keeps its true observation"
 
 
 def test_transfers_use_dlpack_without_copies():
@@ -197,7 +196,7 @@ def test_transfers_use_dlpack_without_copies():
 
 
 def test_horizax_done_matches_torchrl_on_rollout_steps():
-    env = HorizaxEnv(ENV_ID, num_envs=3, max_steps=3)
+    env = TorchRLEnv(ENV_ID, num_envs=3, max_steps=3)
     rollout = env.rollout(9, break_when_any_done=False)
     for t in range(9):
         ours, theirs = rollout["next"][:, t].clone(), rollout["next"][:, t].clone()
@@ -209,18 +208,18 @@ def test_horizax_done_matches_torchrl_on_rollout_steps():
 
 def test_same_seed_same_rollouts_and_set_seed_reseeds():
     def first_observations(**kw):
-        env = HorizaxEnv("MiniGrid-Empty-Random-5x5-v0", num_envs=4, **kw)
-        return env.reset()["observation"]
+        env = TorchRLEnv("MiniGrid-Empty-Random-5x5-v0", num_envs=4, **kw)
+        return env.reset()["image"]
 
     a, b, c = first_observations(seed=0), first_observations(seed=0), first_observations(seed=1)
     assert torch.equal(a, b) and not torch.equal(a, c)
-    env = HorizaxEnv("MiniGrid-Empty-Random-5x5-v0", num_envs=4, seed=5)
+    env = TorchRLEnv("MiniGrid-Empty-Random-5x5-v0", num_envs=4, seed=5)
     env.set_seed(1)
-    assert torch.equal(env.reset()["observation"], c)
+    assert torch.equal(env.reset()["image"], c)
 
 
 def test_bad_actions_are_refused():
-    env = HorizaxEnv(ENV_ID, num_envs=2)
+    env = TorchRLEnv(ENV_ID, num_envs=2)
     env.reset()
     with pytest.raises(ValueError, match="outside"):
         env.step(actions(0, 7))
@@ -230,13 +229,13 @@ def test_bad_actions_are_refused():
 
 def test_constructor_checks():
     with pytest.raises(ValueError, match="num_envs"):
-        HorizaxEnv(ENV_ID, num_envs=0)
+        TorchRLEnv(ENV_ID, num_envs=0)
     with pytest.raises(TypeError, match="overrides"):
-        HorizaxEnv(horizax.make(ENV_ID), max_steps=3)
+        TorchRLEnv(horizax.make(ENV_ID), max_steps=3)
 
 
 def test_render_returns_a_frame():
-    env = HorizaxEnv(ENV_ID, num_envs=2)
+    env = TorchRLEnv(ENV_ID, num_envs=2)
     with pytest.raises(RuntimeError, match="reset"):
         env.render()
     env.reset()

@@ -173,7 +173,9 @@ def test_next_step_on_the_grid_equals_the_grids_own_autoreset():
         episode, step, _ = step_fn(episode, jnp.int32(action))
         timestep = grid_step(timestep, jnp.int32(action))
         what = f"step {t}"
-        np.testing.assert_array_equal(step.observation, timestep.observation, err_msg=what)
+        np.testing.assert_array_equal(step.observation["image"], timestep.observation, what)
+        np.testing.assert_array_equal(step.observation["mission"], timestep.state.mission, what)
+        assert int(step.observation["direction"]) == int(timestep.state.agent_dir), what
         assert bool(step.truncated) == bool(timestep.is_truncation()), what
         assert bool(step.terminated) == bool(timestep.is_termination()), what
         assert float(step.reward) == float(timestep.reward), what

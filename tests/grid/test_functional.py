@@ -61,7 +61,9 @@ def test_jit_vmap_scan_and_render():
         return jax.lax.scan(body, state, jnp.arange(12) % 3)[1]
 
     steps = jax.jit(jax.vmap(rollout))(keys)
-    assert steps.observation.shape == (4, 12, 7, 7, 3)
+    assert steps.observation["image"].shape == (4, 12, 7, 7, 3)
+    assert steps.observation["direction"].shape == (4, 12)
+    assert steps.observation["mission"].shape == (4, 12, 10)
     assert steps.terminated.dtype == jnp.bool_ and steps.reward.dtype == jnp.float32
     frame = fenv.render(fenv.reset(keys[0])[0])
     assert frame.dtype == np.uint8 and frame.shape == (5 * 32, 5 * 32, 3)

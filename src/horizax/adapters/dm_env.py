@@ -2,7 +2,7 @@
 
 ::
 
-    env = HorizaxEnv("MiniGrid-Empty-5x5-v0", seed=0)
+    env = DmEnv("MiniGrid-Empty-5x5-v0", seed=0)
     timestep = env.reset()                  # FIRST: reward None, discount None
     while not timestep.last():
         timestep = env.step(agent(timestep.observation))
@@ -45,18 +45,20 @@ from horizax.core import spaces
 from horizax.core.protocol import FunctionalEnv, Step, functional
 from horizax.core.registry import make
 
-__all__ = ["HorizaxEnv", "to_dm_env_spec"]
+__all__ = ["DmEnv", "HorizaxEnv", "to_dm_env_spec"]
 
 
 def to_dm_env_spec(space: Any, name: str) -> Any:
     """The dm_env spec of a horizax space.
 
     Args:
-        space: a `horizax.core.spaces` ``Box``, ``Discrete`` or ``Dict`` (nested freely).
+        space: a `horizax.core.spaces` ``Box``, ``Discrete``, ``Text`` or ``Dict`` (nested
+            freely).
         name: the spec's name (``Dict`` entries are named ``"<name>/<key>"``).
 
     Returns:
-        ``specs.BoundedArray`` for a Box, ``specs.DiscreteArray`` for a Discrete, a dict of
+        ``specs.BoundedArray`` for a Box (and for a Text: its encoded array, e.g. the
+        gridworld's mission i32[10]), ``specs.DiscreteArray`` for a Discrete, a dict of
         specs for a Dict.
 
     Raises:
@@ -64,6 +66,8 @@ def to_dm_env_spec(space: Any, name: str) -> Any:
     """
     if isinstance(space, spaces.Dict):
         return {k: to_dm_env_spec(s, f"{name}/{k}") for k, s in space.spaces.items()}
+    if isinstance(space, spaces.Text):  # dm_env has no string spec: the encoded array
+        return to_dm_env_spec(space.encoded, name)
     if isinstance(space, spaces.Discrete):
         return specs.DiscreteArray(int(space.n), dtype=np.dtype(space.dtype), name=name)
     if isinstance(space, spaces.Box):
@@ -94,7 +98,7 @@ def _step(fenv: FunctionalEnv, episode: engine.Episode, action: Any) -> Any:
     return episode, step
 
 
-class HorizaxEnv(dm_env.Environment):
+class DmEnv(dm_env.Environment):
     """A horizax environment as a ``dm_env.Environment``.
 
     Args:
@@ -216,4 +220,7 @@ class HorizaxEnv(dm_env.Environment):
         return np.asarray(self.fenv.render(self._episode.state), dtype=np.uint8)
 
     def __repr__(self) -> str:
-        return f"HorizaxEnv({self.env_id or type(self.fenv).__name__}, dm_env)"
+        return f"DmEnv({self.env_id or type(self.fenv).__name__}, dm_env)"
+
+
+HorizaxEnv = DmEnv  # the name before the adapters were named by their target

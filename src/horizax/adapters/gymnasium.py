@@ -59,25 +59,25 @@ except ImportError as err:  # pragma: no cover - exercised only without gymnasiu
         f"the `gymnasium` extra: pip install 'horizax[gymnasium]'. Original error: {err}"
     ) from err
 
-from horizax.adapters.gymnasium_spaces import (
-    MiniGridObservation,
-    ObservationCodec,
-    codec_for,
-    copy_info,
-    to_gymnasium_space,
+from horizax.adapters.gymnasium_common import (
+    METADATA,
+    NAMESPACE,
+    StaticArg,
+    check_action,
+    resolve_env,
 )
+from horizax.adapters.gymnasium_common import check_render_mode as check_render_mode
+from horizax.adapters.gymnasium_spaces import ObservationCodec, copy_info, to_gymnasium_space
+from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv
 from horizax.core import episode as engine
-from horizax.core import spaces
 from horizax.core.episode import seed_key
-from horizax.core.protocol import functional
-from horizax.core.registry import make as make_horizax
-from horizax.core.registry import registered_ids, resolve
-from horizax.grid.functional import GridFunctional
+from horizax.core.registry import registered_ids
 
 __all__ = [
     "NAMESPACE",
+    "GymnasiumEnv",
+    "GymnasiumVectorEnv",
     "HorizaxEnv",
-    "MiniGridObservation",
     "ObservationCodec",
     "make",
     "make_vec",
@@ -86,109 +86,28 @@ __all__ = [
     "to_gymnasium_space",
 ]
 
-NAMESPACE = "horizax"
-
-# --- environments, keys and jitted functions shared with the vector env ---------------------
-
-
-class _Static:
-    """A static `jit` argument: equal by value when hashable (one compile per configuration),
-    by identity otherwise."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-        try:
-            self._hash = hash(("value", value))
-            self._by_value = True
-        except TypeError:
-            self._hash = hash(("id", id(value)))
-            self._by_value = False
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _Static) or self._by_value != other._by_value:
-            return False
-        return self.value == other.value if self._by_value else self.value is other.value
-
-
-def resolve_env(env: Any, overrides: Mapping[str, Any]) -> tuple[Any, str]:
-    """``(protocol view, env id)`` of an id (with ``horizax.make`` overrides) or an env.
-
-    Grid environments get MiniGrid's observation dict (`MiniGridObservation`).
-
-    Raises:
-        TypeError: overrides given with an environment object, or an env without a protocol
-            view or with a non-Discrete action space.
-        ValueError: an unknown id (with suggestions).
-    """
-    if isinstance(env, str):
-        env_id = resolve(env.removeprefix(f"{NAMESPACE}/"))
-        fenv = functional(make_horizax(env_id, **overrides))
-    else:
-        if overrides:
-            raise TypeError(
-                f"overrides {sorted(overrides)} need an environment id; got an environment "
-                "object (configure it before wrapping)"
-            )
-        fenv = functional(env)
-        env_id = getattr(fenv, "env_id", "") or ""
-    if isinstance(fenv, GridFunctional):
-        fenv = MiniGridObservation(fenv)
-    if not isinstance(fenv.action_space, spaces.Discrete):
-        raise TypeError(
-            f"the Gymnasium adapter needs a Discrete action space, got {fenv.action_space!r}"
-        )
-    return fenv, env_id
-
-
-def check_render_mode(render_mode: str | None) -> str | None:
-    """Validates ``render_mode`` against the adapters' ``metadata["render_modes"]``."""
-    if render_mode is not None and render_mode not in HorizaxEnv.metadata["render_modes"]:
-        raise ValueError(
-            f"render_mode must be None or one of {HorizaxEnv.metadata['render_modes']}, "
-            f"got {render_mode!r}"
-        )
-    return render_mode
-
-
-def check_action(action: Any, n: int) -> np.ndarray:
-    """An integer action in ``[0, n)`` as an i32 array of the same shape.
-
-    Raises:
-        TypeError: for bools or non-integer dtypes.
-        ValueError: for values outside ``[0, n)``.
-    """
-    if isinstance(action, bool):
-        raise TypeError("action must be an integer, got a bool")
-    array = np.asarray(action)
-    if not np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_:
-        raise TypeError(f"action must be an integer, got dtype {array.dtype}")
-    if np.any(array < 0) or np.any(array >= n):
-        raise ValueError(f"action {action!r} is outside the action space [0, {n})")
-    return array.astype(np.int32)
+# --- jitted episode functions ---------------------------------------------------------------
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _start(fenv: _Static, key: Array) -> Any:
+def _start(fenv: StaticArg, key: Array) -> Any:
     return engine.start_episode(fenv.value, key)
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _next_key(fenv: _Static, episode: engine.Episode) -> Array:
+def _next_key(fenv: StaticArg, episode: engine.Episode) -> Array:
     return engine.next_episode_key(fenv.value, episode)
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _step(fenv: _Static, episode: engine.Episode, action: Array) -> Any:
+def _step(fenv: StaticArg, episode: engine.Episode, action: Array) -> Any:
     return engine.step_episode(fenv.value, engine.AutoresetMode.DISABLED, episode, action)
 
 
 # --- the single environment ------------------------------------------------------------------
 
 
-class HorizaxEnv(gymnasium.Env):
+class GymnasiumEnv(gymnasium.Env):
     """One horizax environment behind ``gymnasium.Env`` (jitted reset/step, numpy outputs).
 
     Args:
@@ -198,17 +117,17 @@ class HorizaxEnv(gymnasium.Env):
         **overrides: `horizax.make` overrides (``max_steps``, ...), with an id only.
 
     Attributes:
-        fenv: the protocol view driven (grid ids: `MiniGridObservation`).
+        fenv: the protocol view driven.
         env_id: the horizax id ("" if unknown).
         max_steps: the environment's own time limit (it truncates there).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 10}
+    metadata: ClassVar[dict[str, Any]] = METADATA
 
     def __init__(self, env: Any, render_mode: str | None = None, **overrides: Any) -> None:
         self.fenv, self.env_id = resolve_env(env, overrides)
-        self._handle = _Static(self.fenv)
-        self._codec = codec_for(self.fenv)
+        self._handle = StaticArg(self.fenv)
+        self._codec = ObservationCodec(self.fenv.observation_space)
         self.observation_space = self._codec.space
         self.action_space = gym_spaces.Discrete(int(self.fenv.action_space.n))
         self.max_steps = int(self.fenv.max_steps)
@@ -274,7 +193,10 @@ class HorizaxEnv(gymnasium.Env):
         return np.array(self.fenv.render(self._episode.state), dtype=np.uint8)
 
     def __repr__(self) -> str:
-        return f"HorizaxEnv({self.env_id or type(self.fenv).__name__})"
+        return f"GymnasiumEnv({self.env_id or type(self.fenv).__name__})"
+
+
+HorizaxEnv = GymnasiumEnv  # the name before the adapters were named by their target
 
 
 # --- entry points and registration ------------------------------------------------------------
@@ -287,14 +209,14 @@ def _spec(env_id: str, kwargs: Mapping[str, Any]) -> gymnasium.envs.registration
     return dataclasses.replace(gymnasium.spec(gym_id), kwargs=dict(kwargs))
 
 
-def make(env_id: str, **kwargs: Any) -> HorizaxEnv:
-    """A `HorizaxEnv` for a horizax id, with its Gymnasium spec set (no wrappers).
+def make(env_id: str, **kwargs: Any) -> GymnasiumEnv:
+    """A `GymnasiumEnv` for a horizax id, with its Gymnasium spec set (no wrappers).
 
     Args:
         env_id: a horizax id or alias (``"horizax/"`` prefix optional).
         **kwargs: ``render_mode`` and `horizax.make` overrides (``max_steps``, ...).
     """
-    env = HorizaxEnv(env_id, **kwargs)
+    env = GymnasiumEnv(env_id, **kwargs)
     env.spec = _spec(env_id, kwargs)
     return env
 
@@ -305,7 +227,7 @@ def make_vec(
     autoreset_mode: Any = engine.AutoresetMode.NEXT_STEP,
     **kwargs: Any,
 ) -> Any:
-    """A `horizax.adapters.gymnasium_vector.HorizaxVectorEnv` (one jitted, vmapped step).
+    """A `horizax.adapters.gymnasium_vector.GymnasiumVectorEnv` (one jitted, vmapped step).
 
     Args:
         env_id: a horizax id or alias (``"horizax/"`` prefix optional).
@@ -314,9 +236,7 @@ def make_vec(
             (``"NextStep"``, ``"SameStep"``, ``"Disabled"``).
         **kwargs: ``render_mode`` and `horizax.make` overrides.
     """
-    from horizax.adapters.gymnasium_vector import HorizaxVectorEnv
-
-    envs = HorizaxVectorEnv(env_id, num_envs, autoreset_mode=autoreset_mode, **kwargs)
+    envs = GymnasiumVectorEnv(env_id, num_envs, autoreset_mode=autoreset_mode, **kwargs)
     mode = engine.as_mode(autoreset_mode).value
     spec_kwargs = {**kwargs, "num_envs": num_envs, "autoreset_mode": mode}
     envs.spec = _spec(env_id, {**spec_kwargs, "vectorization_mode": "vector_entry_point"})

@@ -1,7 +1,7 @@
 """A batch of horizax environments as a ``gymnasium.vector.VectorEnv``: one jitted, vmapped step.
 
-`HorizaxVectorEnv` behaves as Gymnasium 1.x's ``SyncVectorEnv`` over ``num_envs`` copies of
-`horizax.adapters.gymnasium.HorizaxEnv` (the tests drive both side by side), in each
+`GymnasiumVectorEnv` behaves as Gymnasium 1.x's ``SyncVectorEnv`` over ``num_envs`` copies of
+`horizax.adapters.gymnasium.GymnasiumEnv` (the tests drive both side by side), in each
 ``autoreset_mode`` (``metadata["autoreset_mode"]``, a ``gymnasium.vector.AutoresetMode``):
 
 * ``NEXT_STEP`` (default): the step after an environment's episode ended ignores its action
@@ -37,37 +37,37 @@ from gymnasium.vector import AutoresetMode as GymAutoresetMode
 from gymnasium.vector.utils import batch_space
 from jax import Array
 
-from horizax.adapters.gymnasium import (
-    HorizaxEnv,
-    _Static,
+from horizax.adapters.gymnasium_common import (
+    METADATA,
+    StaticArg,
     check_action,
     check_render_mode,
     resolve_env,
 )
-from horizax.adapters.gymnasium_spaces import codec_for
+from horizax.adapters.gymnasium_spaces import ObservationCodec
 from horizax.core import episode as engine
 from horizax.core.episode import AutoresetMode, seed_key
 
-__all__ = ["HorizaxVectorEnv"]
+__all__ = ["GymnasiumVectorEnv", "HorizaxVectorEnv"]
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _start(fenv: _Static, keys: Array) -> Any:
+def _start(fenv: StaticArg, keys: Array) -> Any:
     return jax.vmap(lambda key: engine.start_episode(fenv.value, key))(keys)
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _restart(fenv: _Static, episodes: engine.Episode, keys: Array, mask: Array) -> Any:
+def _restart(fenv: StaticArg, episodes: engine.Episode, keys: Array, mask: Array) -> Any:
     return jax.vmap(lambda e, k, m: engine.restart_where(fenv.value, e, k, m))(episodes, keys, mask)
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _next_keys(fenv: _Static, episodes: engine.Episode) -> Array:
+def _next_keys(fenv: StaticArg, episodes: engine.Episode) -> Array:
     return jax.vmap(lambda e: engine.next_episode_key(fenv.value, e))(episodes)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
-def _step(fenv: _Static, mode: AutoresetMode, episodes: engine.Episode, actions: Array) -> Any:
+def _step(fenv: StaticArg, mode: AutoresetMode, episodes: engine.Episode, actions: Array) -> Any:
     return jax.vmap(engine.autoreset_step(fenv.value, mode))(episodes, actions)
 
 
@@ -96,7 +96,7 @@ def _select(mask: np.ndarray, new: Any, old: Any) -> Any:
     return jax.tree.map(pick, new, old)
 
 
-class HorizaxVectorEnv(gymnasium.vector.VectorEnv):
+class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` copies of one horizax environment, stepped by one jitted, vmapped step.
 
     See the module docstring for the autoreset modes and seeding.
@@ -127,11 +127,11 @@ class HorizaxVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         self._mode = engine.as_mode(autoreset_mode)
         self.fenv, self.env_id = resolve_env(env, overrides)
-        self._handle = _Static(self.fenv)
-        self._codec = codec_for(self.fenv)
+        self._handle = StaticArg(self.fenv)
+        self._codec = ObservationCodec(self.fenv.observation_space)
         self.num_envs = int(num_envs)
         self.autoreset_mode = GymAutoresetMode(self._mode.value)
-        self.metadata = {**HorizaxEnv.metadata, "autoreset_mode": self.autoreset_mode}
+        self.metadata = {**METADATA, "autoreset_mode": self.autoreset_mode}
         self.render_mode = check_render_mode(render_mode)
         self.max_steps = int(self.fenv.max_steps)
         self.single_observation_space = self._codec.space
@@ -293,4 +293,7 @@ class HorizaxVectorEnv(gymnasium.vector.VectorEnv):
 
     def __repr__(self) -> str:
         name = self.env_id or type(self.fenv).__name__
-        return f"HorizaxVectorEnv({name}, num_envs={self.num_envs}, {self._mode.name})"
+        return f"GymnasiumVectorEnv({name}, num_envs={self.num_envs}, {self._mode.name})"
+
+
+HorizaxVectorEnv = GymnasiumVectorEnv  # the name before the adapters were named by their target

@@ -73,6 +73,8 @@ def _to_gymnax_space(space: Any) -> Any:
     """A horizax space as the gymnax space of the same values."""
     if isinstance(space, spaces.Dict):
         return gymnax_spaces.Dict({k: _to_gymnax_space(v) for k, v in space.spaces.items()})
+    if isinstance(space, spaces.Text):  # arrays only under jit: the encoded form
+        return _to_gymnax_space(space.encoded)
     if isinstance(space, spaces.Discrete):
         return gymnax_spaces.Discrete(space.n)
     if isinstance(space, spaces.Box):

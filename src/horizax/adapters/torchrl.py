@@ -2,7 +2,7 @@
 
 ::
 
-    env = HorizaxEnv("MiniGrid-Empty-5x5-v0", num_envs=8, seed=0)
+    env = TorchRLEnv("MiniGrid-Empty-5x5-v0", num_envs=8, seed=0)
     check_env_specs(env)
     rollout = env.rollout(100, break_when_any_done=False)  # resets finished envs in place
 
@@ -54,7 +54,7 @@ from horizax.core import spaces
 from horizax.core.protocol import FunctionalEnv, Step, functional
 from horizax.core.registry import make
 
-__all__ = ["HorizaxEnv", "to_torchrl_spec"]
+__all__ = ["TorchRLEnv", "HorizaxEnv", "to_torchrl_spec"]
 
 _FLAGS = ("done", "terminated", "truncated")
 
@@ -67,7 +67,8 @@ def to_torchrl_spec(space: Any, batch: tuple[int, ...] = ()) -> Any:
     """The TorchRL spec of a horizax space, with leading ``batch`` dimensions.
 
     Args:
-        space: a `horizax.core.spaces` ``Box``, ``Discrete`` or ``Dict`` (nested freely).
+        space: a `horizax.core.spaces` ``Box``, ``Discrete``, ``Text`` (as its encoded
+            array) or ``Dict`` (nested freely).
         batch: leading batch shape, e.g. ``(B,)``.
 
     Returns:
@@ -81,6 +82,8 @@ def to_torchrl_spec(space: Any, batch: tuple[int, ...] = ()) -> Any:
     if isinstance(space, spaces.Dict):
         children = {k: to_torchrl_spec(s, batch) for k, s in space.spaces.items()}
         return Composite(children, shape=batch)
+    if isinstance(space, spaces.Text):  # tensors hold the encoded array, not the string
+        return to_torchrl_spec(space.encoded, batch)
     if isinstance(space, spaces.Discrete):
         return Categorical(int(space.n), shape=batch, dtype=_torch_dtype(space.dtype))
     if isinstance(space, spaces.Box):
@@ -162,7 +165,7 @@ def _to_torch(tree: Any) -> Any:
     return jax.tree.map(torch.from_dlpack, tree)
 
 
-class HorizaxEnv(EnvBase):
+class TorchRLEnv(EnvBase):
     """``num_envs`` copies of a horizax environment as one batched TorchRL environment.
 
     Args:
@@ -285,3 +288,6 @@ class HorizaxEnv(EnvBase):
             raise RuntimeError("call reset() before render()")
         state = jax.tree.map(lambda x: x[index], self._episodes.state)
         return np.asarray(self.fenv.render(state), dtype=np.uint8)
+
+
+HorizaxEnv = TorchRLEnv  # the name before the adapters were named by their target

@@ -7,7 +7,8 @@ under `jit` (it returns a bool array).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import string
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jax
@@ -94,6 +95,59 @@ class Dict:
         if set(x) != set(self.spaces):
             return jnp.asarray(False)
         return jnp.all(jnp.stack([jnp.asarray(s.contains(x[k])) for k, s in self.spaces.items()]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Text:
+    """Strings of ``min_length`` to ``max_length`` characters from ``charset``.
+
+    A string cannot cross `jit`, so inside the environment a value is an array of the
+    ``encoded`` space (the gridworld's mission is i32[10]); ``decode`` turns one concrete
+    encoded array into its string, outside `jit`. Adapters to APIs with string spaces
+    (Gymnasium's ``Text``) decode; the others pass the encoded array on, with the encoded
+    space's spec. ``shape``, ``dtype``, `sample` and `contains` are the encoded space's.
+
+    Attributes:
+        max_length: the longest string.
+        encoded: the `Box` of the arrays carried inside `jit`.
+        decode: ``numpy array of encoded -> str``, a module-level function (so the space
+            compares, hashes and pickles by it).
+        charset: the characters a string may hold.
+        min_length: the shortest string.
+    """
+
+    max_length: int
+    encoded: Box
+    decode: Callable[[np.ndarray], str]
+    charset: str = string.ascii_letters + string.digits + " ,.;:'-"
+    min_length: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= int(self.min_length) <= int(self.max_length):
+            raise ValueError(
+                f"Text space needs 0 <= min_length <= max_length, got {self.min_length}, "
+                f"{self.max_length}"
+            )
+        if not isinstance(self.encoded, Box):
+            raise TypeError(f"Text.encoded must be a Box, got {type(self.encoded).__name__}")
+        if not callable(self.decode):
+            raise TypeError(f"Text.decode must be callable, got {self.decode!r}")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.encoded.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.encoded.dtype
+
+    def sample(self, key: Array, shape: tuple[int, ...] = ()) -> Array:
+        """A sample of the encoded space (it need not decode to a meaningful string)."""
+        return self.encoded.sample(key, shape)
+
+    def contains(self, x: Any) -> Array:
+        """bool[]: ``x`` lies in the encoded space."""
+        return self.encoded.contains(x)
 
 
 def check_action(action: Any, num_actions: int) -> Array:

@@ -1,9 +1,14 @@
 """The gridworld behind the core functional protocol (`horizax.core.protocol`).
 
 `GridFunctional` wraps an `Environment` with autoreset off: its state is the gridworld's own
-`Timestep` (so adapters can still render it or read its mission), and each `Step` splits the
-`StepType` into ``terminated`` and ``truncated``. Stepping after an episode ended keeps
-applying actions to that episode; the adapters decide when to reset.
+`Timestep`, and each `Step` splits the `StepType` into ``terminated`` and ``truncated``.
+Stepping after an episode ended keeps applying actions to that episode; the episode engine
+(`horizax.core.episode`) decides when to reset.
+
+The observation is MiniGrid's user-facing dict, so every adapter shows what MiniGrid users
+expect without knowing the gridworld: ``image`` (the environment's ``observation_fn``),
+``direction`` (``agent_dir``, `Discrete` 4) and ``mission`` (a `horizax.core.spaces.Text`:
+i32[10] inside `jit`, MiniGrid's string once an adapter decodes it).
 """
 
 from __future__ import annotations
@@ -15,11 +20,17 @@ import numpy as np
 from jax import Array
 
 from horizax.core.protocol import Step, make_step
-from horizax.core.spaces import Box, Discrete
+from horizax.core.spaces import Box, Dict, Discrete
 from horizax.grid.environment import Environment, Timestep
+from horizax.grid.missions import mission_space
 from horizax.grid.render import render_image
 
 __all__ = ["GridFunctional"]
+
+
+def _observation(timestep: Timestep) -> dict[str, Array]:
+    state = timestep.state
+    return {"image": timestep.observation, "direction": state.agent_dir, "mission": state.mission}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,9 +50,14 @@ class GridFunctional:
             object.__setattr__(self, "env", self.env.disable_autoreset())
 
     @property
-    def observation_space(self) -> Box:
-        """The environment's observation space."""
-        return self.env.observation_space
+    def observation_space(self) -> Dict:
+        """MiniGrid's dict: ``image`` (u8 images as MiniGrid declares them, ``Box(0, 255)``;
+        other dtypes the environment's own space), ``direction`` `Discrete` (4) and
+        ``mission`` (`horizax.grid.missions.mission_space`)."""
+        image = self.env.observation_space
+        if np.dtype(image.dtype) == np.uint8:
+            image = Box(0, 255, image.shape, np.uint8)
+        return Dict({"image": image, "direction": Discrete(4), "mission": mission_space()})
 
     @property
     def action_space(self) -> Discrete:
@@ -61,14 +77,14 @@ class GridFunctional:
     def reset(self, key: Array) -> tuple[Timestep, Step]:
         """First `Timestep` of an episode drawn from ``key`` and its `Step`."""
         timestep = self.env.reset(key)
-        return timestep, make_step(timestep.observation)
+        return timestep, make_step(_observation(timestep))
 
     def step(self, key: Array, state: Timestep, action: Array) -> tuple[Timestep, Step]:
         """One step; ``key`` is unused (the gridworld's randomness lives in its state)."""
         del key
         timestep = self.env.step(state, action)
         step = make_step(
-            timestep.observation,
+            _observation(timestep),
             timestep.reward,
             timestep.is_termination(),
             timestep.is_truncation(),

@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core import spaces
 from horizax.grid import constants as C
 
 MISSION_SIZE = 10
@@ -156,3 +157,16 @@ def mission_text(state: Any) -> Any:
     if array.ndim == 1:
         return _text_of(array)
     return [mission_text(row) for row in array]
+
+
+MISSION_MAX_LENGTH = 128  # the longest MiniGrid mission (LockedRoom's) is well below this
+
+
+def mission_space() -> spaces.Text:
+    """The `horizax.core.spaces.Text` of missions: i32[`MISSION_SIZE`] inside `jit`, decoded
+    to MiniGrid's string by `mission_text`."""
+    return spaces.Text(
+        max_length=MISSION_MAX_LENGTH,
+        encoded=spaces.Box(-1, 2**31 - 1, (MISSION_SIZE,), jnp.int32),
+        decode=mission_text,
+    )

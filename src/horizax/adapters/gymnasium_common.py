@@ -1,0 +1,106 @@
+"""What the Gymnasium single and vector environments share: ids, render modes, actions.
+
+Requires the ``gymnasium`` extra (imported by `horizax.adapters.gymnasium`, which checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from horizax.core import spaces
+from horizax.core.protocol import functional
+from horizax.core.registry import make as make_horizax
+from horizax.core.registry import resolve
+
+__all__ = [
+    "METADATA",
+    "NAMESPACE",
+    "StaticArg",
+    "check_action",
+    "check_render_mode",
+    "resolve_env",
+]
+
+NAMESPACE = "horizax"
+
+# Gymnasium reads a creator's ``metadata`` (gymnasium.make offers rgb_array_list from it).
+METADATA: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 10}
+
+
+class StaticArg:
+    """A static `jit` argument: equal by value when hashable (one compile per configuration),
+    by identity otherwise."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        try:
+            self._hash = hash(("value", value))
+            self._by_value = True
+        except TypeError:
+            self._hash = hash(("id", id(value)))
+            self._by_value = False
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StaticArg) or self._by_value != other._by_value:
+            return False
+        return self.value == other.value if self._by_value else self.value is other.value
+
+
+def resolve_env(env: Any, overrides: Mapping[str, Any]) -> tuple[Any, str]:
+    """``(protocol view, env id)`` of an id (with ``horizax.make`` overrides) or an env.
+
+    The observation is the protocol view's own (the gridworld's is MiniGrid's dict).
+
+    Raises:
+        TypeError: overrides given with an environment object, or an env without a protocol
+            view or with a non-Discrete action space.
+        ValueError: an unknown id (with suggestions).
+    """
+    if isinstance(env, str):
+        env_id = resolve(env.removeprefix(f"{NAMESPACE}/"))
+        fenv = functional(make_horizax(env_id, **overrides))
+    else:
+        if overrides:
+            raise TypeError(
+                f"overrides {sorted(overrides)} need an environment id; got an environment "
+                "object (configure it before wrapping)"
+            )
+        fenv = functional(env)
+        env_id = getattr(fenv, "env_id", "") or ""
+    if not isinstance(fenv.action_space, spaces.Discrete):
+        raise TypeError(
+            f"the Gymnasium adapter needs a Discrete action space, got {fenv.action_space!r}"
+        )
+    return fenv, env_id
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """Validates ``render_mode`` against the adapters' ``metadata["render_modes"]``."""
+    if render_mode is not None and render_mode not in METADATA["render_modes"]:
+        raise ValueError(
+            f"render_mode must be None or one of {METADATA['render_modes']}, got {render_mode!r}"
+        )
+    return render_mode
+
+
+def check_action(action: Any, n: int) -> np.ndarray:
+    """An integer action in ``[0, n)`` as an i32 array of the same shape.
+
+    Raises:
+        TypeError: for bools or non-integer dtypes.
+        ValueError: for values outside ``[0, n)``.
+    """
+    if isinstance(action, bool):
+        raise TypeError("action must be an integer, got a bool")
+    array = np.asarray(action)
+    if not np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_:
+        raise TypeError(f"action must be an integer, got dtype {array.dtype}")
+    if np.any(array < 0) or np.any(array >= n):
+        raise ValueError(f"action {action!r} is outside the action space [0, {n})")
+    return array.astype(np.int32)
