@@ -206,7 +206,8 @@ def _spec(env_id: str, kwargs: Mapping[str, Any]) -> gymnasium.envs.registration
     gym_id = f"{NAMESPACE}/{env_id.removeprefix(f'{NAMESPACE}/')}"
     if gym_id not in gymnasium.registry:
         return None
-    return dataclasses.replace(gymnasium.spec(gym_id), kwargs=dict(kwargs))
+    spec = gymnasium.spec(gym_id)
+    return dataclasses.replace(spec, kwargs={**spec.kwargs, **kwargs})
 
 
 def make(env_id: str, **kwargs: Any) -> GymnasiumEnv:
@@ -243,14 +244,12 @@ def make_vec(
     return envs
 
 
-def _vector_entry_point(env_id: str, num_envs: int = 1, **kwargs: Any) -> Any:
-    from horizax.adapters.gymnasium_vector import HorizaxVectorEnv
-
-    return HorizaxVectorEnv(env_id, num_envs, **kwargs)
-
-
 def register_all() -> list[str]:
     """Registers every horizax id and alias as ``horizax/<id>`` (idempotent).
+
+    The entry points are strings (``module:attribute``) and the id travels in the spec's
+    ``kwargs``, so every spec serialises (``gymnasium.spec(id).to_json()`` round-trips) and
+    process-based vector envs rebuild the environment in their workers from the spec alone.
 
     Returns:
         The Gymnasium ids registered by this call.
@@ -260,14 +259,12 @@ def register_all() -> list[str]:
         gym_id = f"{NAMESPACE}/{env_id}"
         if gym_id in gymnasium.registry:
             continue
-        entry_point = functools.partial(HorizaxEnv, env_id)
-        # gymnasium.make reads the creator's metadata to offer rgb_array_list / human.
-        entry_point.metadata = HorizaxEnv.metadata  # type: ignore[attr-defined]
         gymnasium.register(
             id=gym_id,
-            entry_point=entry_point,
-            vector_entry_point=functools.partial(_vector_entry_point, env_id),
+            entry_point=f"{__name__}:GymnasiumEnv",
+            vector_entry_point=f"{GymnasiumVectorEnv.__module__}:GymnasiumVectorEnv",
             max_episode_steps=None,  # the env truncates itself; no TimeLimit on top
+            kwargs={"env": env_id},
         )
         added.append(gym_id)
     return added
