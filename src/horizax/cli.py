@@ -51,7 +51,7 @@ def rollout_stats(
     env = make(env_id)
     if not callable(getattr(env, "disable_autoreset", None)):
         # Not a gridworld (e.g. the Maze): its protocol view, with the gridworld's autoreset.
-        from horizax.adapters._functional_timestep import FunctionalTimestepEnv
+        from horizax.adapters.functional_timestep import FunctionalTimestepEnv
         from horizax.core.protocol import functional
 
         env = FunctionalTimestepEnv(functional(env))

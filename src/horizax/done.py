@@ -1,4 +1,4 @@
-"""Aggregate nested done signals into reset flags (seed 003).
+"""Aggregate nested done signals into reset flags (TorchRL's `terminated_or_truncated`).
 
 `terminated_or_truncated(data, full_done_spec=None, key="_reset", write_full_false=False)`
 keeps the name, signature and semantics documented for TorchRL's function of the same name:

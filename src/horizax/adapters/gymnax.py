@@ -1,8 +1,8 @@
 """Gymnax adapter: a horizax environment behind the ``gymnax.environments.Environment`` API.
 
-Gridworlds are wrapped directly (seed 004); any other family with a core-protocol view (the
-Maze) goes through `horizax.adapters._functional_timestep`, which gives it the same
-`Timestep` accessors and the same autoreset rule, so everything below holds for both.
+Gridworlds are wrapped directly (navix's `ToGymnax` API); any other family with a
+core-protocol view (the Maze) goes through `horizax.adapters.functional_timestep`, which
+gives it the same `Timestep` accessors and the same autoreset rule, so everything below holds for both.
 
 Code written against gymnax (``(obs, state)`` from ``reset``, ``(obs, state, reward, done,
 info)`` from ``step``, an explicit ``params``) runs on a horizax environment after wrapping it::
@@ -58,7 +58,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"`gymnax` extra: pip install 'horizax[gymnax]'. Original error: {err}"
     ) from err
 
-from horizax.adapters._functional_timestep import FunctionalTimestep, FunctionalTimestepEnv
+from horizax.adapters.functional_timestep import FunctionalTimestep, FunctionalTimestepEnv
 from horizax.core import spaces
 from horizax.core.protocol import functional
 from horizax.core.step_type import discount as step_type_discount
@@ -115,7 +115,7 @@ class ToGymnax(gymnax_environment.Environment):
     Args:
         env: the horizax environment to wrap: a gridworld `Environment`, or any environment
             with a core-protocol view (``as_functional()``, e.g. `horizax.maze.Maze`), which
-            is driven through `horizax.adapters._functional_timestep.FunctionalTimestepEnv`
+            is driven through `horizax.adapters.functional_timestep.FunctionalTimestepEnv`
             with the same autoreset rule.
 
     Raises:

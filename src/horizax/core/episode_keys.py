@@ -1,8 +1,8 @@
 """Cheap, deterministic derivation of per-episode and per-purpose PRNG keys.
 
-Under `vmap`, autoreset evaluates the reset branch at every step, so whatever it costs is
-paid every step. `jax.random.split` is a Threefry hash; here the next episode's key is the
-next *stream* of the current one instead: its last key word plus an odd constant. Threefry
+The next episode's key is computed on every step (autoreset selects it where an episode
+ended), so it must be cheap. `jax.random.split` is a Threefry hash; here the next episode's
+key is the next *stream* of the current one instead: its last key word plus an odd constant. Threefry
 is a keyed block cipher whose distinct keys select independent streams (the counter-based
 design of Random123, on which JAX's PRNG is built), so episodes ``k, k+c, k+2c, ...`` draw
 independent layouts, with a period of 2**32 episodes per environment, at the cost of one

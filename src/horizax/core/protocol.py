@@ -1,6 +1,6 @@
 """The functional protocol that every adapter consumes.
 
-Each family keeps the API its seed page documents (the gridworld's `Timestep`, the maze's
+Each family keeps its documented API (the gridworld's `Timestep`, the maze's
 jumanji-style `TimeStep`); beside it, every environment offers one view with a single shape,
 so the Gymnasium, dm_env, TorchRL and PettingZoo adapters are written once::
 

@@ -50,8 +50,8 @@ def _place(old: Array, new: Array, index: Array, slot: Array, taken: Array) -> A
     Large rows (the grid) are scattered: only the round's rows are written. Small rows are
     an elementwise select over the batch (``new[slot]`` where ``taken``): one fused loop,
     with a constant row (an empty hand, direction 0) folded in. A scatter would compile to
-    a kernel of its own, plus one that broadcasts a constant update: about 5 ms each on
-    XLA:CPU, to save microseconds per round.
+    a kernel of its own, plus one that broadcasts a constant update, to save little per
+    round.
     """
     if old[0].size > SMALL_ROW:
         return old.at[index].set(new, mode="drop")
@@ -100,8 +100,7 @@ def reset_where(
         def one_round(carry: tuple[S, Array]) -> tuple[S, Array]:
             state, waiting = carry
             # The (up to) `size` first environments still waiting for a layout: `top_k`
-            # costs a few microseconds at B=1024 where `jnp.nonzero` (a cumsum over the
-            # batch) costs ~30, as much as a whole Empty-8x8 step.
+            # avoids `jnp.nonzero`'s cumsum over the whole batch.
             rank, index = jax.lax.top_k(jnp.where(waiting, priority, 0.0), size)
             index = jnp.where(rank > 0, index, axis_size)  # out of range: writes dropped
             fresh = jax.vmap(initial_state)(key[jnp.minimum(index, axis_size - 1)])

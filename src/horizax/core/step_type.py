@@ -1,6 +1,6 @@
 """The gridworld step type and its conversions.
 
-`StepType` numbers the three ways a transition can end (seed 000):
+`StepType` numbers the three ways a transition can end:
 ``TRANSITION = 0`` (the episode goes on), ``TRUNCATION = 1`` (a time limit cut it; the state
 is *not* absorbing, so values should bootstrap), ``TERMINATION = 2`` (an absorbing state was
 reached). Termination wins when both happen on one step.

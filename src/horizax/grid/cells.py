@@ -75,8 +75,7 @@ def write_cell(grid: Array, pos: Array, cell: Array) -> Array:
     """u8[W, H, 3]: ``grid`` with ``cell`` written at ``pos`` (no-op if off-grid).
 
     A one-cell `lax.dynamic_update_slice`: under `vmap` on CPU it updates 3 bytes per
-    environment in place, where a masked select over the whole grid rewrote all of them
-    (measured 2-4x slower per step on 8x8).
+    environment in place, where a masked select over the whole grid would rewrite all of them.
     """
     inside, start, current = clamped_cell(grid, pos)
     cell = jnp.where(inside, jnp.asarray(cell, grid.dtype)[None, None, :], current)
@@ -93,12 +92,8 @@ def put_inside(grid: Array, pos: Array, cell: Array) -> Array:
       fills whole 64-byte lines, and copying it is cheapest);
     * otherwise an elementwise select against `position_mask`, which fuses with the copy.
 
-    Measured with the benchmark harness (B=1024, jax 0.12, 2-core CPU): the select gives
-    1.2x to 2x the steps/s of the scatter on every id tried whose area is not a multiple of
-    64 (MemoryS13 3.5 -> 5.9 M, KeyCorridorS3R3 7.5 -> 15.1 M, Empty-5x5, Empty-6x6,
-    MemoryS9, FourRooms, DoorKey-6x6), and 15-30% less on Empty-8x8, DoorKey-8x8 and
-    ObstructedMaze-2Dlh (16x16). Empty-16x16 is the exception the rule gives up (the select
-    was 1.3x faster there).
+    The rule follows the benchmark harness's comparison of both forms over the registered
+    sizes (`benchmarks/`); which is faster depends on the grid's area, not on the family.
     """
     width, height = grid.shape[0], grid.shape[1]
     cell = jnp.asarray(cell, grid.dtype)

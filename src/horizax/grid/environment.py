@@ -126,7 +126,7 @@ class Environment:
             terminations see the remapped action.
         autoreset: step a finished timestep into a fresh episode (default True).
         autoreset_rounds: under `vmap`, autoreset draws layouts only for the environments that
-            finished, in rounds (`horizax.core.autoreset.reset_where`; default True). False
+            finished, in rounds (`horizax.core.sparse_reset.reset_where`; default True). False
             draws a layout for every environment at every step and selects: faster to
             compile, and as fast to run only where the layout is a few elementwise
             operations (Memory). The states are the same either way.

@@ -7,12 +7,11 @@ block cipher keyed by the key, applied to the counters ``(0, i)``, the two outpu
 xor-ed. Other key implementations, and the non-partitionable mode, fall back to
 `jax.random.bits` itself, so the words are always JAX's.
 
-Why: on XLA:CPU, JAX lowers Threefry as a rolled loop (a `while` of 5 trips) called out of
-line, plus one kernel for each of its prepared inputs: four kernels and about 35 ms of
-compile time for every program that draws a layout (the reset, and the step again for
-autoreset). Written here as 20 unrolled rounds of elementwise integer operations, it fuses
-into the kernels that use the words (MemoryS13, B=1024, jax 0.12: the vmapped reset compiles
-14 -> 10 kernels). At run time the unrolled form is no slower. The words, and so every layout,
+Why: on XLA:CPU, JAX lowers Threefry as a rolled loop called out of line, plus one kernel
+for each of its prepared inputs, in every program that draws a layout (the reset, and the
+step again for autoreset), and compile time grows with the number of kernels. Written here
+as 20 unrolled rounds of elementwise integer operations, it fuses into the kernels that use
+the words, and is no slower at run time. The words, and so every layout,
 are unchanged (`tests/grid/test_random_bits.py` compares them with `jax.random.bits`).
 """
 

@@ -1,4 +1,4 @@
-"""Termination functions ``fn(prev_state, action, state) -> bool[]`` (seed 000).
+"""Termination functions ``fn(prev_state, action, state) -> bool[]`` (navix's termination API).
 
 A termination function reports only genuine absorbing states; the time limit is applied
 separately by the environment as a truncation, and `check_truncation` merges the two into a
@@ -64,7 +64,7 @@ def on_target_done(prev_state: State, action: Array, state: State) -> Array:
 
 def on_done_action(prev_state: State, action: Array, state: State) -> Array:
     """bool[]: the ``done`` action was taken at all (MiniGrid's GoToDoor/GoToObject end on every
-    ``done``, near the target or not; not in seed 000, see docs/gridworld.md)
+    ``done``, near the target or not; not in navix, see docs/gridworld.md)
     (`events.done_action`).
     """
     return events.done_action(prev_state, action, state)
@@ -124,7 +124,7 @@ def on_memory_failure(prev_state: State, action: Array, state: State) -> Array:
 
 
 DEFAULT_TERMINATION = compose(on_goal_reached, on_lava_fall, on_ball_hit)
-"""Goal, lava or ball hit: seed 000's default (an `Environment` uses it unless overridden).
+"""Goal, lava or ball hit: navix's default (an `Environment` uses it unless overridden).
 
 MiniGrid's base ``step`` itself ends episodes on goal and lava only; a ball ends one in
 MiniGrid where the family says so (Dynamic-Obstacles). The MiniGrid ids whose balls are

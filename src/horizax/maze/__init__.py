@@ -1,4 +1,4 @@
-"""The Maze (seed 002): jumanji's Maze API, except that the time limit truncates.
+"""The Maze: jumanji's Maze API, except that the time limit truncates.
 
 ``Maze``, its generators (``ToyGenerator``, ``RandomGenerator``), types (``State``,
 ``Observation``, ``TimeStep``, ``StepType``) and autoreset helpers (``AutoReset``,

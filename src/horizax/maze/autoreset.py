@@ -8,7 +8,7 @@ first observation, and keeps the transition's own (terminal) observation in
 ``extras["next_obs"]`` -- on every step, so the pytree structure is fixed and the terminal
 observation of a truncated episode is never lost.
 
-`VmapAutoReset` runs a batch. The reset goes through `horizax.core.autoreset.reset_where`:
+`VmapAutoReset` runs a batch. The reset goes through `horizax.core.sparse_reset.reset_where`:
 under `vmap` only the environments that just finished draw a maze, where jumanji's
 `VmapAutoResetWrapper` (a `lax.cond` under `vmap`, i.e. a select) draws a maze for every
 environment on every step and keeps most of them unused.

@@ -1,4 +1,4 @@
-"""The Maze environment (seed 002), with jumanji's API and dynamics.
+"""The Maze environment, with jumanji's API and dynamics.
 
 One difference from jumanji, on purpose: reaching the time limit is a *truncation* (LAST with
 discount 1), not a termination (LAST with discount 0), so value targets bootstrap correctly.

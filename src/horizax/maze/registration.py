@@ -1,4 +1,4 @@
-"""The Maze's ids: ``Maze-v0`` (seed 002)."""
+"""The Maze's ids: ``Maze-v0``."""
 
 from __future__ import annotations
 

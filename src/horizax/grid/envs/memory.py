@@ -152,11 +152,8 @@ def _entry(suffix: str) -> tuple[str, object]:
         termination_fn=TERMINATION,
         action_map=ACTION_MAP,
         # A fixed-length layout is a few elementwise operations on one random word (its walls
-        # are constants): a fresh layout for every environment fuses into the autoreset's
-        # select. Measured (benchmark harness, B=1024, jax 0.12, 2-core CPU): MemoryS13 runs
-        # at the same steps/s either way (5.1 M, full symbolic) and its vmapped step
-        # compiles about 0.1 s (a quarter) faster. The Random variants draw their walls, and
-        # there the select halved the steps/s (MemoryS17Random 4.2 M -> 1.9 M): rounds.
+        # are constants), so it fuses into the autoreset's select and compiles without the
+        # rounds loop; the Random variants draw their walls, where the rounds are faster.
         autoreset_rounds=random_length,
     )
 

@@ -19,9 +19,8 @@ measured in the tests). Then the layout uses the longest chain (the first of the
 what MiniGrid holds at that point of its loop, with fewer rooms. It is still a valid,
 solvable layout (agent in room 0, goal in its last room).
 
-Random words: an N6 reset needs ~1,150 words (one per candidate room). Drawn by Threefry
-they cost ~30x more on CPU than by a cheap hash (measured: 60 ms vs 2 ms for 1,024 resets),
-more than all the rest of the layout, so `words` derives them from 64 Threefry bits with a
+Random words: a reset needs one word per candidate room. Drawn by Threefry they would cost
+more on CPU than all the rest of the layout, so `words` derives them from 64 Threefry bits with a
 keyed 32-bit integer hash of a counter (two rounds of the ``lowbias32`` finaliser), computed
 where each word is used. Its uniformity and independence are tested.
 """

@@ -1,6 +1,6 @@
 """A gridworld-style `Timestep` API over any environment of the core protocol.
 
-`horizax.adapters.gymnax.ToGymnax` is written against the gridworld's `Timestep` (seed 004:
+`horizax.adapters.gymnax.ToGymnax` is written against the gridworld's `Timestep` (navix's API:
 ``state.timestep.step_type``, ``timestep.t``, ``is_done()``, ...). `FunctionalTimestepEnv`
 gives any `horizax.core.protocol.FunctionalEnv` (the Maze, for one) that same shape, so the
 adapter serves every family without a second code path. It adds no autoreset of its own: it
