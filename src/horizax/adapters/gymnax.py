@@ -2,7 +2,8 @@
 
 Gridworlds are wrapped directly (navix's `ToGymnax` API); any other family with a
 core-protocol view (the Maze) goes through `horizax.adapters.functional_timestep`, which
-gives it the same `Timestep` accessors and the same autoreset rule, so everything below holds for both.
+gives it the same `Timestep` accessors and the same autoreset rule, so everything below
+holds for both.
 
 Code written against gymnax (``(obs, state)`` from ``reset``, ``(obs, state, reward, done,
 info)`` from ``step``, an explicit ``params``) runs on a horizax environment after wrapping it::

@@ -2,12 +2,12 @@
 
 The next episode's key is computed on every step (autoreset selects it where an episode
 ended), so it must be cheap. `jax.random.split` is a Threefry hash; here the next episode's
-key is the next *stream* of the current one instead: its last key word plus an odd constant. Threefry
-is a keyed block cipher whose distinct keys select independent streams (the counter-based
-design of Random123, on which JAX's PRNG is built), so episodes ``k, k+c, k+2c, ...`` draw
-independent layouts, with a period of 2**32 episodes per environment, at the cost of one
-integer add. Stochastic dynamics use a third stream (first key word xor a constant), folded
-with the step count, so they never reuse the layout's random words.
+key is the next *stream* of the current one instead: its last key word plus an odd constant.
+Threefry is a keyed block cipher whose distinct keys select independent streams (the
+counter-based design of Random123, on which JAX's PRNG is built), so episodes ``k, k+c,
+k+2c, ...`` draw independent layouts, with a period of 2**32 episodes per environment, at
+the cost of one integer add. Stochastic dynamics use a third stream (first key word xor a
+constant), folded with the step count, so they never reuse the layout's random words.
 
 Both raw ``uint32[2]`` keys (`jax.random.PRNGKey`) and typed keys (`jax.random.key`) work.
 """
