@@ -206,3 +206,26 @@ def test_step_keys_differ_per_step_and_from_the_episode_streams():
 def test_episode_is_a_pytree():
     episode = Episode(state={"a": jnp.zeros(2)}, key=KEY, t=jnp.int32(0), done=jnp.bool_(False))
     assert len(jax.tree.leaves(episode)) == 4
+
+
+def test_batched_functions_equal_the_single_ones_env_by_env():
+    from horizax.core import episode as engine
+
+    fenv = horizax.make("Maze-v0", num_rows=4, num_cols=4, time_limit=3).as_functional()
+    keys = jax.random.split(KEY, 3)
+    episodes, first = jax.jit(lambda k: engine.start_episodes(fenv, k))(keys)
+    actions = jnp.array([0, 1, 2], jnp.int32)
+    stepped = jax.jit(lambda e, a: engine.step_episodes(fenv, NEXT, e, a))(episodes, actions)
+    next_keys = engine.next_episode_keys(fenv, episodes)
+    mask = jnp.array([True, False, True])
+    restarted = engine.restart_episodes_where(fenv, episodes, next_keys, mask)
+    for i in range(3):
+        single, single_first = start_episode(fenv, keys[i])
+        assert_trees_equal(jax.tree.map(lambda x, i=i: x[i], episodes), single, f"start {i}")
+        assert_trees_equal(jax.tree.map(lambda x, i=i: x[i], first), single_first, f"first {i}")
+        one = step_episode(fenv, NEXT, single, actions[i])
+        assert_trees_equal(jax.tree.map(lambda x, i=i: x[i], stepped), one, f"step {i}")
+        key = engine.next_episode_key(fenv, single)
+        np.testing.assert_array_equal(next_keys[i], key)
+        again = restart_where(fenv, single, key, mask[i])
+        assert_trees_equal(jax.tree.map(lambda x, i=i: x[i], restarted), again, f"restart {i}")

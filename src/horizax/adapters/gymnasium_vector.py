@@ -53,22 +53,22 @@ __all__ = ["GymnasiumVectorEnv", "HorizaxVectorEnv"]
 
 @functools.partial(jax.jit, static_argnums=0)
 def _start(fenv: StaticArg, keys: Array) -> Any:
-    return jax.vmap(lambda key: engine.start_episode(fenv.value, key))(keys)
+    return engine.start_episodes(fenv.value, keys)
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def _restart(fenv: StaticArg, episodes: engine.Episode, keys: Array, mask: Array) -> Any:
-    return jax.vmap(lambda e, k, m: engine.restart_where(fenv.value, e, k, m))(episodes, keys, mask)
+    return engine.restart_episodes_where(fenv.value, episodes, keys, mask)
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def _next_keys(fenv: StaticArg, episodes: engine.Episode) -> Array:
-    return jax.vmap(lambda e: engine.next_episode_key(fenv.value, e))(episodes)
+    return engine.next_episode_keys(fenv.value, episodes)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _step(fenv: StaticArg, mode: AutoresetMode, episodes: engine.Episode, actions: Array) -> Any:
-    return jax.vmap(engine.autoreset_step(fenv.value, mode))(episodes, actions)
+    return engine.step_episodes(fenv.value, mode, episodes, actions)
 
 
 def _vector_info(info: dict[str, Any], mask: np.ndarray) -> dict[str, Any]:

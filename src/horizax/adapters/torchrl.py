@@ -116,14 +116,14 @@ def _outputs(step: Step, observation_key: str | None) -> dict[str, Any]:
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _reset_all(fenv: FunctionalEnv, observation_key: str | None, keys: jax.Array):
-    episodes, step = jax.vmap(lambda key: engine.start_episode(fenv, key))(keys)
+    episodes, step = engine.start_episodes(fenv, keys)
     # Two copies of the outputs: one kept (for envs a partial reset leaves alone), one for torch.
     return episodes, _outputs(step, observation_key), _outputs(step, observation_key)
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def _next_keys(fenv: FunctionalEnv, episodes: engine.Episode) -> jax.Array:
-    return jax.vmap(lambda episode: engine.next_episode_key(fenv, episode))(episodes)
+    return engine.next_episode_keys(fenv, episodes)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
@@ -134,11 +134,9 @@ def _reset_masked(
     episodes: engine.Episode,
     kept: dict[str, Any],
 ):
-    keys = jax.vmap(lambda episode: engine.next_episode_key(fenv, episode))(episodes)
-    # Only the masked environments draw a new episode under vmap (`engine.restart_where`).
-    episodes, step = jax.vmap(lambda e, k, m: engine.restart_where(fenv, e, k, m))(
-        episodes, keys, mask
-    )
+    keys = engine.next_episode_keys(fenv, episodes)
+    # Only the masked environments draw a new episode under vmap.
+    episodes, step = engine.restart_episodes_where(fenv, episodes, keys, mask)
 
     def where(new: jax.Array, old: jax.Array) -> jax.Array:
         return jnp.where(mask.reshape(mask.shape + (1,) * (new.ndim - 1)), new, old)
@@ -154,9 +152,9 @@ def _step_all(
     episodes: engine.Episode,
     action: jax.Array,
 ):
-    episodes, step, _ = jax.vmap(
-        lambda e, a: engine.step_episode(fenv, engine.AutoresetMode.DISABLED, e, a)
-    )(episodes, action.astype(jnp.int32))
+    episodes, step, _ = engine.step_episodes(
+        fenv, engine.AutoresetMode.DISABLED, episodes, action.astype(jnp.int32)
+    )
     return episodes, _outputs(step, observation_key), _outputs(step, observation_key)
 
 

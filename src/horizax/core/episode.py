@@ -45,11 +45,15 @@ __all__ = [
     "as_mode",
     "autoreset_step",
     "next_episode_key",
+    "next_episode_keys",
+    "restart_episodes_where",
     "restart_where",
     "seed_key",
     "seed_keys",
     "start_episode",
+    "start_episodes",
     "step_episode",
+    "step_episodes",
     "step_key",
 ]
 
@@ -151,7 +155,9 @@ def next_episode_key(fenv: Any, episode: Episode) -> Array:
     """The key of the episode that follows ``episode`` (same shape and key type).
 
     The family's rule, ``fenv.next_episode_key(key, state)``, where its protocol view has
-    one; otherwise the next stream of the episode key (`episode_keys.next_episode_key`).
+    one (an optional method of `horizax.core.protocol.FunctionalEnv`, so a hand-written
+    family need not define it); otherwise the next stream of the episode key
+    (`episode_keys.next_episode_key`).
     """
     rule = getattr(fenv, "next_episode_key", None)
     if rule is None:
@@ -277,6 +283,33 @@ def restart_where(fenv: Any, episode: Episode, key: Array, mask: Array) -> tuple
     return reset_where(
         lambda k: start_episode(fenv, k), jnp.asarray(mask, jnp.bool_), key, (episode, zeros)
     )
+
+
+# --- batches: the functions above over a leading batch axis (adapters jit these) ---------------
+
+
+def start_episodes(fenv: Any, keys: Array) -> tuple[Episode, Any]:
+    """`start_episode` for a batch: ``keys`` is [B, *key_shape]; outputs have a leading B."""
+    return jax.vmap(lambda key: start_episode(fenv, key))(keys)
+
+
+def next_episode_keys(fenv: Any, episodes: Episode) -> Array:
+    """`next_episode_key` for a batch of `Episode` s (leading axis B): [B, *key_shape]."""
+    return jax.vmap(lambda episode: next_episode_key(fenv, episode))(episodes)
+
+
+def restart_episodes_where(
+    fenv: Any, episodes: Episode, keys: Array, mask: Array
+) -> tuple[Episode, Any]:
+    """`restart_where` for a batch: ``mask`` is bool[B]; only the masked draw a new episode."""
+    return jax.vmap(lambda e, k, m: restart_where(fenv, e, k, m))(episodes, keys, mask)
+
+
+def step_episodes(
+    fenv: Any, mode: Any, episodes: Episode, actions: Array
+) -> tuple[Episode, Any, Any]:
+    """`step_episode` for a batch: ``actions`` is i32[B]."""
+    return jax.vmap(autoreset_step(fenv, mode))(episodes, actions)
 
 
 def autoreset_step(fenv: Any, mode: Any) -> Callable[[Episode, Array], tuple[Episode, Any, Any]]:

@@ -97,6 +97,12 @@ class FunctionalEnv(Protocol):
         action_space: a `horizax.core.spaces.Discrete` (the families shipped so far).
         max_steps: the time limit in steps (an episode truncates when it is reached).
         env_id: the registered id this environment was made from ("" if none).
+
+    Optional: a method ``next_episode_key(key, state) -> key`` gives the key of the episode
+    after the one drawn from ``key`` (ending in ``state``), for a family whose documented
+    API threads its keys (the Maze follows jumanji). Without it the episode engine uses the
+    next stream of the episode key (`horizax.core.episode.next_episode_key`). It is not a
+    protocol member, so an environment without it still satisfies ``isinstance`` checks.
     """
 
     observation_space: Any
