@@ -257,7 +257,7 @@ def test_environment_objects_and_prefixed_ids_are_accepted():
     a, b = from_object.reset(seed=3), from_prefixed.reset(seed=3)
     assert data_equivalence(a, b, exact=True)
     assert from_prefixed.spec.id == "horizax/MiniGrid-Empty-5x5-v0"
-    assert from_prefixed.spec.kwargs == {"max_steps": 9}
+    assert from_prefixed.spec.kwargs == {"env": "MiniGrid-Empty-5x5-v0", "max_steps": 9}
 
 
 def test_check_env_passes_on_the_maze():
