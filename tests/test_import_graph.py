@@ -17,7 +17,6 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # one is gone.
 KNOWN_CYCLES_TO_REMOVE: set[frozenset[str]] = {
     frozenset({"horizax.grid.environment", "horizax.grid.functional"}),
-    frozenset({"horizax.grid.observations", "horizax.grid.render"}),
     frozenset({"horizax.maze.environment", "horizax.maze.functional"}),
 }
 

@@ -8,6 +8,7 @@ import pytest
 import horizax
 from horizax.grid import constants as C
 from horizax.grid import observations as O
+from horizax.grid import view
 from horizax.grid.state import make_state, walled_grid
 
 
@@ -28,7 +29,7 @@ def test_visibility_mask_equals_minigrid_process_vis_on_random_occluders():
             g.set(int(i), int(j), Wall())
         expected.append(g.process_vis(agent_pos=(3, 6)))
         masks.append(~walls)
-    ours = jax.jit(jax.vmap(O.visibility_mask))(jnp.asarray(np.stack(masks)))
+    ours = jax.jit(jax.vmap(view.visibility_mask))(jnp.asarray(np.stack(masks)))
     np.testing.assert_array_equal(np.asarray(ours), np.stack(expected))
 
 
@@ -69,9 +70,19 @@ def test_observation_functions_stay_inside_their_spaces(fn):
     assert all(bool(space.contains(o)) for o in ts.observation)
 
 
-def test_unknown_observation_function_needs_an_explicit_space():
-    with pytest.raises(ValueError, match="observation_space"):
-        _ = horizax.make("MiniGrid-Empty-5x5-v0", observation_fn=lambda s: s.grid).observation_space
+def test_undeclared_bounds_are_the_dtypes_range_and_an_override_still_wins():
+    from horizax.core.spaces import Box
+
+    env = horizax.make("MiniGrid-Empty-5x5-v0", observation_fn=lambda s: s.grid)
+    space = env.observation_space
+    assert space.shape == (5, 5, 3) and int(space.low) == 0 and int(space.high) == 255
+    override = Box(0, 10, (5, 5, 3), jnp.uint8)
+    env = horizax.make(
+        "MiniGrid-Empty-5x5-v0",
+        observation_fn=lambda s: s.grid,
+        observation_space_override=override,
+    )
+    assert env.observation_space is override
 
 
 @pytest.mark.parametrize("size", [(5, 5), (8, 8), (7, 9)])
@@ -90,3 +101,54 @@ def test_put_inside_writes_one_cell_and_drops_off_grid(size):
     for pos in [(-1, 0), (width, 0), (0, height), (0, -1)]:
         out = jax.jit(cells.put_inside)(grid, jnp.asarray(pos), cell)
         np.testing.assert_array_equal(np.asarray(out), np.asarray(grid), f"off-grid {pos}")
+
+
+def test_any_observation_function_carries_its_space_through_make_and_gymnasium():
+    import functools
+    import warnings
+
+    gymnasium = pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    from horizax.adapters.gymnasium import GymnasiumEnv
+
+    def scaled(state):
+        return state.grid.astype(jnp.float32) / 10.0
+
+    cases = {
+        "partial of symbolic": (functools.partial(O.symbolic), (5, 5, 3), np.uint8, 10),
+        "lambda returning floats": (lambda state: scaled(state), (5, 5, 3), np.float32, np.inf),
+    }
+    for what, (fn, shape, dtype, high) in cases.items():
+        env = horizax.make("MiniGrid-DoorKey-5x5-v0", observation_fn=fn)
+        space = env.observation_space
+        assert space.shape == shape and np.dtype(space.dtype) == dtype, what
+        assert np.max(space.high) == high, what
+        timestep = env.reset(jax.random.PRNGKey(0))
+        assert bool(space.contains(timestep.observation)), what
+        gym_env = GymnasiumEnv("MiniGrid-DoorKey-5x5-v0", observation_fn=fn)
+        image = gym_env.observation_space["image"]
+        assert isinstance(image, gymnasium.spaces.Box) and image.shape == shape, what
+        obs, _ = gym_env.reset(seed=0)
+        assert obs["image"] in image and obs["image"].dtype == dtype, what
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Gymnasium warns about unbounded float Boxes
+            check_env(gym_env, skip_render_check=True)
+
+
+def test_observation_spaces_of_the_builtin_functions():
+    expected = {
+        O.symbolic: ((6, 5, 3), 10),
+        O.symbolic_first_person: ((7, 7, 3), 10),
+        O.symbolic_first_person_see_through: ((7, 7, 3), 10),
+        O.categorical: ((6, 5), C.NUM_OBJECTS - 1),
+        O.categorical_first_person: ((7, 7), C.NUM_OBJECTS - 1),
+        O.rgb: ((5 * 32, 6 * 32, 3), 255),
+        O.rgb_first_person: ((7 * 32, 7 * 32, 3), 255),
+    }
+    for fn, (shape, high) in expected.items():
+        space = O.observation_space(fn, 6, 5)
+        assert space.shape == shape and np.dtype(space.dtype) == np.uint8, fn.__name__
+        assert int(np.max(space.high)) == high and int(np.min(space.low)) == 0, fn.__name__
+    with pytest.raises(TypeError, match="must return one array"):
+        O.observation_space(lambda state: (state.grid, state.grid), 5, 5)

@@ -7,6 +7,7 @@ under `jit` (it returns a bool array).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import string
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -148,6 +149,80 @@ class Text:
     def contains(self, x: Any) -> Array:
         """bool[]: ``x`` lies in the encoded space."""
         return self.encoded.contains(x)
+
+
+# --- spaces carried by the functions that produce the values ------------------------------------
+
+_BOUNDS_ATTRIBUTE = "observation_bounds"
+
+
+def with_bounds(low: Any, high: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: declares the range of the values a function returns.
+
+    ``low`` and ``high`` broadcast to the function's output shape (a scalar, or one bound per
+    channel of the last axis). `space_of` reads them; the shape and dtype come from the
+    function itself (`jax.eval_shape`), so the same declaration serves every grid size.
+
+    Raises:
+        ValueError: if ``low > high`` somewhere.
+    """
+    low, high = np.asarray(low), np.asarray(high)
+    if np.any(low > high):
+        raise ValueError(f"with_bounds needs low <= high, got {low} and {high}")
+
+    def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(fn, _BOUNDS_ATTRIBUTE, (low, high))
+        return fn
+
+    return declare
+
+
+def declared_bounds(fn: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ``(low, high)`` declared with `with_bounds` on ``fn``, or on the function a
+    `functools.partial` wraps (a partial keeps its function's range); None if none."""
+    while fn is not None:
+        bounds = getattr(fn, _BOUNDS_ATTRIBUTE, None)
+        if bounds is not None:
+            return bounds
+        fn = getattr(fn, "func", None) if isinstance(fn, functools.partial) else None
+    return None
+
+
+def dtype_bounds(dtype: Any) -> tuple[Any, Any]:
+    """The widest ``(low, high)`` of a dtype: its integer range, ``(False, True)`` for bool,
+    ``(-inf, inf)`` for floats."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return False, True
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return info.min, info.max
+    return -np.inf, np.inf
+
+
+def space_of(fn: Callable[..., Any], *example_args: Any) -> Box:
+    """The `Box` of the values ``fn(*example_args)`` returns, without running it.
+
+    Shape and dtype come from `jax.eval_shape` (the arguments may be arrays or
+    `jax.ShapeDtypeStruct` trees); bounds from `with_bounds` where declared, else the
+    dtype's full range (`dtype_bounds`).
+
+    Raises:
+        TypeError: if ``fn`` does not return a single array.
+    """
+    out = jax.eval_shape(fn, *example_args)
+    if not isinstance(out, jax.ShapeDtypeStruct):
+        raise TypeError(
+            f"an observation function must return one array, {fn!r} returns {type(out)!r}"
+        )
+    dtype = np.dtype(out.dtype)
+    low, high = declared_bounds(fn) or dtype_bounds(dtype)
+    low, high = np.asarray(low), np.asarray(high)
+    if low.ndim:
+        low = np.broadcast_to(low, out.shape).astype(dtype)
+    if high.ndim:
+        high = np.broadcast_to(high, out.shape).astype(dtype)
+    return Box(low, high, out.shape, dtype)
 
 
 def check_action(action: Any, num_actions: int) -> Array:

@@ -130,7 +130,9 @@ class Environment:
             draws a layout for every environment at every step and selects: faster to
             compile, and as fast to run only where the layout is a few elementwise
             operations (Memory). The states are the same either way.
-        observation_space_override: the observation space, for custom ``observation_fn``.
+        observation_space_override: a space to report instead of the one derived from
+            ``observation_fn`` (`observations.observation_space`: any function works, its
+            bounds declared with `horizax.core.spaces.with_bounds` or its dtype's range).
         env_id: the registered id this was built from ("" if none).
     """
 

@@ -1,10 +1,10 @@
-"""Observation functions ``fn(state) -> Array`` and their spaces.
+"""Observation functions ``fn(state) -> Array``; each carries its space.
 
 Names follow navix; semantics follow Farama MiniGrid 3.2.0:
 
 * `symbolic_first_person` -- MiniGrid's egocentric ``image``: u8[7, 7, 3] indexed
   ``[i, j]`` (i across the view, j from far (0) to the agent's row (6)), the agent at
-  ``(3, 6)`` facing up, with MiniGrid's exact occlusion (`visibility_mask`), unseen cells
+  ``(3, 6)`` facing up, with MiniGrid's exact occlusion (`horizax.grid.view`), unseen cells
   ``(0, 0, 0)``, off-grid cells walls, and the agent's own cell showing what it carries.
   Boxes show ``state = 0`` whatever they hold (`cells.visible`), as in MiniGrid.
 * `symbolic_first_person_see_through` -- the same without occlusion, for the MiniGrid
@@ -14,190 +14,95 @@ Names follow navix; semantics follow Farama MiniGrid 3.2.0:
 * `categorical`, `categorical_first_person` -- the object channel alone, u8[W, H] / u8[7, 7].
 * `rgb`, `rgb_first_person` -- rendered tiles (`horizax.grid.render`), u8[H*T, W*T, 3] and
   u8[7*T, 7*T, 3], image convention (rows = y).
+
+Spaces: `observation_space` derives any observation function's `Box`, a user's own
+included: shape and dtype from `jax.eval_shape` on a state of the grid's size, bounds from
+`horizax.core.spaces.with_bounds` where the function declares them (every function here
+does; a `functools.partial` keeps its function's bounds), else the dtype's full range.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.spaces import Box
-from horizax.grid import cells
+from horizax.core.spaces import Box, space_of, with_bounds
+from horizax.grid import cells, render, view
 from horizax.grid import constants as C
-from horizax.grid.state import State
+from horizax.grid.state import State, make_state
+
+__all__ = [
+    "ObservationFn",
+    "categorical",
+    "categorical_first_person",
+    "observation_space",
+    "rgb",
+    "rgb_first_person",
+    "symbolic",
+    "symbolic_first_person",
+    "symbolic_first_person_see_through",
+]
 
 VIEW = C.AGENT_VIEW_SIZE
+# Per channel: object index, colour, state (a door's 0-2, an agent's direction 0-3).
+_SYMBOLIC_HIGH = np.array([C.NUM_OBJECTS - 1, C.NUM_COLORS - 1, 3], dtype=np.uint8)
+
+symbolic_first_person = with_bounds(0, _SYMBOLIC_HIGH)(view.symbolic_first_person)
+symbolic_first_person_see_through = with_bounds(0, _SYMBOLIC_HIGH)(
+    view.symbolic_first_person_see_through
+)
 
 
-def _view_offsets(view: int) -> np.ndarray:
-    """i32[4, view, view, 2]: world offset of each view cell for each agent direction."""
-    out = np.zeros((4, view, view, 2), dtype=np.int32)
-    for d in range(4):
-        dx, dy = C.DIR_TO_VEC[d]
-        rx, ry = -dy, dx  # the agent's right-hand side
-        for i in range(view):
-            for j in range(view):
-                forward, lateral = view - 1 - j, i - view // 2
-                out[d, i, j] = (forward * dx + lateral * rx, forward * dy + lateral * ry)
-    return out
-
-
-_OFFSETS = _view_offsets(VIEW)
-
-
-def view_cells(state: State) -> Array:
-    """u8[7, 7, 3]: the grid as seen from the agent, before occlusion (off-grid = wall)."""
-    grid = state.grid
-    width, height = grid.shape[0], grid.shape[1]
-    pos = state.agent_pos + jnp.asarray(_OFFSETS)[state.agent_dir]  # [7, 7, 2]
-    xs, ys = pos[..., 0], pos[..., 1]
-    inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
-    gathered = grid[jnp.clip(xs, 0, width - 1), jnp.clip(ys, 0, height - 1)]
-    return jnp.where(inside[..., None], gathered, jnp.asarray(C.WALL_CELL, grid.dtype))
-
-
-def _sweep_row(seeds: int, transparent: int, view: int) -> tuple[int, int]:
-    """One row of MiniGrid's ``process_vis``, on bit-packed rows (bit i = column i).
-
-    Returns ``(visible, next_seeds)``: the cells of this row that end up visible, and the cells
-    of the next (farther) row that this row lights.
-    """
-    seen = [(seeds >> i) & 1 for i in range(view)]
-    clear = [(transparent >> i) & 1 for i in range(view)]
-    lit = [0] * view
-    for i in range(view - 1):  # rightward sweep: lights (i, j-1) and (i+1, j-1)
-        if seen[i] and clear[i]:
-            seen[i + 1] = 1
-            lit[i] = lit[i + 1] = 1
-    for i in reversed(range(1, view)):  # leftward sweep: lights (i-1, j-1) and (i, j-1)
-        if seen[i] and clear[i]:
-            seen[i - 1] = 1
-            lit[i - 1] = lit[i] = 1
-    pack = lambda bits: sum(b << i for i, b in enumerate(bits))  # noqa: E731
-    return pack(seen), pack(lit)
-
-
-@functools.lru_cache(maxsize=4)
-def _row_table(view: int) -> np.ndarray:
-    """i32[2**(2*view)]: `_sweep_row` for every (seeds, transparent) pair, packed.
-
-    Entry ``seeds << view | transparent`` holds ``visible | next_seeds << view``. Built on
-    first use (16,384 entries for the 7x7 view), never at import.
-    """
-    size = 1 << view
-    table = np.empty(size * size, dtype=np.int32)
-    for seeds in range(size):
-        for transparent in range(size):
-            visible, nxt = _sweep_row(seeds, transparent, view)
-            table[(seeds << view) | transparent] = visible | (nxt << view)
-    return table
-
-
-def visibility_mask(transparent: Array) -> Array:
-    """bool[V, V]: MiniGrid's ``Grid.process_vis`` from the agent at ``(V // 2, V - 1)``.
-
-    Rows are swept from the agent's row (j = V-1) to the farthest (j = 0). Within a row,
-    visibility spreads right, then left, through transparent cells (the first opaque cell is
-    seen but stops the spread), and each visible transparent cell lights its neighbours in the
-    next row, in the exact order of MiniGrid's loops (`_sweep_row`). A row's outcome depends
-    only on its seeds and its transparency, so it is one lookup in a precomputed table: seven
-    gathers per view instead of hundreds of element-wise operations.
-
-    Args:
-        transparent: bool[V, V] indexed ``[i, j]``, whether each view cell lets light through.
-    """
-    view = transparent.shape[0]
-    full = (1 << view) - 1
-    weights = jnp.left_shift(1, jnp.arange(view, dtype=jnp.int32))
-    rows_t = jnp.sum(transparent.astype(jnp.int32) * weights[:, None], axis=0)  # i32[V]
-    table = jnp.asarray(_row_table(view))
-    seeds = jnp.int32(1 << (view // 2))
-    rows = []
-    for j in reversed(range(view)):
-        entry = table[(seeds << view) | rows_t[j]]
-        rows.append(entry & full)
-        seeds = entry >> view
-    packed = jnp.stack(rows[::-1])  # i32[V] indexed by j
-    return (packed[None, :] & weights[:, None]) != 0
-
-
-_AGENT_CELL = np.zeros((VIEW, VIEW, 1), dtype=bool)
-_AGENT_CELL[VIEW // 2, VIEW - 1] = True
-
-
-def symbolic_first_person(state: State) -> Array:
-    """u8[7, 7, 3]: MiniGrid's egocentric image, occlusion included."""
-    view = view_cells(state)
-    visible = visibility_mask(cells.see_behind(view))
-    image = jnp.where(visible[..., None], view, jnp.uint8(0))
-    return cells.visible(jnp.where(_AGENT_CELL, state.carrying, image))
-
-
-def symbolic_first_person_see_through(state: State) -> Array:
-    """u8[7, 7, 3]: the egocentric image without occlusion (MiniGrid's ``see_through_walls``).
-
-    MiniGrid's Empty, DistShift, Dynamic-Obstacles, Fetch, GoToDoor, GoToObject and PutNear
-    set ``see_through_walls=True``; their ids default to this view.
-    """
-    return cells.visible(jnp.where(_AGENT_CELL, state.carrying, view_cells(state)))
-
-
+@with_bounds(0, _SYMBOLIC_HIGH)
 def symbolic(state: State) -> Array:
     """u8[W, H, 3]: the full grid with the agent as ``(AGENT, red, direction)``."""
     agent = jnp.stack([jnp.int32(C.AGENT), jnp.int32(C.RED), state.agent_dir]).astype(jnp.uint8)
     return cells.put_inside(cells.visible(state.grid), state.agent_pos, agent)
 
 
+@with_bounds(0, C.NUM_OBJECTS - 1)
 def categorical(state: State) -> Array:
     """u8[W, H]: object indices of the full grid, the agent as ``AGENT``."""
     return symbolic(state)[..., 0]
 
 
+@with_bounds(0, C.NUM_OBJECTS - 1)
 def categorical_first_person(state: State) -> Array:
     """u8[7, 7]: object indices of the egocentric view."""
     return symbolic_first_person(state)[..., 0]
 
 
+@with_bounds(0, 255)
 def rgb(state: State) -> Array:
     """u8[H*T, W*T, 3]: the full grid rendered with the default tile size."""
-    from horizax.grid import render
-
     return render.render_grid(state)
 
 
+@with_bounds(0, 255)
 def rgb_first_person(state: State) -> Array:
     """u8[7*T, 7*T, 3]: the egocentric view rendered with the default tile size."""
-    from horizax.grid import render
-
     return render.render_view(state)
 
 
 ObservationFn = Callable[[State], Array]
 
 
+def example_state(width: int, height: int) -> State:
+    """The shapes and dtypes (`jax.ShapeDtypeStruct` s) of a `State` on a grid of that size."""
+    grid = np.zeros((width, height, 3), np.uint8)
+    return jax.eval_shape(lambda: make_state(grid, jnp.zeros(2, jnp.int32), jnp.int32(0)))
+
+
 def observation_space(fn: ObservationFn, width: int, height: int) -> Box:
     """The `Box` an observation function produces on a ``width`` x ``height`` grid.
 
-    Raises:
-        ValueError: for a function this module does not know; give the space explicitly.
-    """
-    high_sym = np.array([C.NUM_OBJECTS - 1, C.NUM_COLORS - 1, 3], dtype=np.uint8)
-    if fn in (symbolic_first_person, symbolic_first_person_see_through):
-        return Box(0, np.broadcast_to(high_sym, (VIEW, VIEW, 3)), (VIEW, VIEW, 3), jnp.uint8)
-    if fn is symbolic:
-        return Box(0, np.broadcast_to(high_sym, (width, height, 3)), (width, height, 3), jnp.uint8)
-    if fn is categorical:
-        return Box(0, C.NUM_OBJECTS - 1, (width, height), jnp.uint8)
-    if fn is categorical_first_person:
-        return Box(0, C.NUM_OBJECTS - 1, (VIEW, VIEW), jnp.uint8)
-    if fn in (rgb, rgb_first_person):
-        from horizax.grid import render
+    Works for any ``fn(state) -> Array``, not only this module's (see the module docstring).
 
-        t = render.TILE_SIZE
-        shape = (height * t, width * t, 3) if fn is rgb else (VIEW * t, VIEW * t, 3)
-        return Box(0, 255, shape, jnp.uint8)
-    raise ValueError(f"unknown observation function {fn!r}: pass observation_space= explicitly")
+    Raises:
+        TypeError: if ``fn`` does not return a single array.
+    """
+    return space_of(fn, example_state(width, height))

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.grid import cells, observations
+from horizax.grid import cells, view
 from horizax.grid import constants as C
 from horizax.grid.state import State
 
@@ -247,7 +247,7 @@ def render_grid(state: State, tile_size: int = TILE_SIZE) -> Array:
 
 
 def render_view(state: State, tile_size: int = TILE_SIZE) -> Array:
-    """Renders the agent's occluded egocentric view (`observations.symbolic_first_person`).
+    """Renders the agent's occluded egocentric view (`horizax.grid.view.symbolic_first_person`).
 
     The agent is drawn at view cell ``(3, 6)`` pointing up, over whatever it carries; cells
     it cannot see are black, without grid lines.
@@ -259,9 +259,9 @@ def render_view(state: State, tile_size: int = TILE_SIZE) -> Array:
     Returns:
         u8[7*T, 7*T, 3], rows = the view's j (far to near), columns = its i (left to right).
     """
-    view = observations.symbolic_first_person(state)
+    image = view.symbolic_first_person(state)
     centre = jnp.asarray([C.AGENT_VIEW_SIZE // 2, C.AGENT_VIEW_SIZE - 1], jnp.int32)
-    return _compose(view, centre, jnp.int32(3), tile_size)
+    return _compose(image, centre, jnp.int32(3), tile_size)
 
 
 @functools.partial(jax.jit, static_argnames=("tile_size", "first_person"))
