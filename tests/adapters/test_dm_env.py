@@ -196,5 +196,5 @@ def test_missing_dm_env_raises_an_import_error_naming_the_extra(monkeypatch):
     for name in [m for m in sys.modules if m == "dm_env" or m.startswith("dm_env.")]:
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.delitem(sys.modules, "horizax.adapters.dm_env")
-    with pytest.raises(ImportError, match=r"horizax\[dm_env\]"):
+    with pytest.raises(ImportError, match=r"horizax\[dm-env\]"):
         importlib.import_module("horizax.adapters.dm_env")

@@ -20,7 +20,7 @@ as numpy arrays (a dict of them for ``Dict`` spaces). The first episode starts f
 ``jax.random.PRNGKey(seed)`` and each later one from the family's next-episode key, so a
 seed plays the same episodes here as through the native API and every other adapter.
 
-Requires the ``dm_env`` extra: ``pip install 'horizax[dm_env]'``.
+Requires the ``dm-env`` extra: ``pip install 'horizax[dm-env]'``.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ try:
     from dm_env import specs
 except ImportError as err:  # pragma: no cover - exercised by a test that hides dm_env
     raise ImportError(
-        "horizax.adapters.dm_env needs the optional dependency dm-env; install the `dm_env` "
-        f"extra: pip install 'horizax[dm_env]'. Original error: {err}"
+        "horizax.adapters.dm_env needs the optional dependency dm-env; install the `dm-env` "
+        f"extra: pip install 'horizax[dm-env]'. Original error: {err}"
     ) from err
 
 from horizax.core import episode as engine
