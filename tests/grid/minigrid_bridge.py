@@ -9,6 +9,7 @@ object, reward, terminated, truncated and the mission text.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -97,7 +98,10 @@ def fixed_mission(mg: Any) -> jax.Array:
 
 
 def state_from_minigrid(
-    mg: Any, key: jax.Array | None = None, mission_fn: MissionFn | None = None
+    mg: Any,
+    key: jax.Array | None = None,
+    mission_fn: MissionFn | None = None,
+    extra: Any = (),
 ) -> State:
     """A horizax `State` equal to MiniGrid env ``mg``'s current state.
 
@@ -106,6 +110,7 @@ def state_from_minigrid(
         key: the key to store in the state.
         mission_fn: ``mg -> i32[MISSION_SIZE]`` for families whose mission holds parameters
             (colours, positions); by default the mission string must be a fixed template.
+        extra: the family's private state (`State.extra`); MiniGrid has none to copy.
     """
     return State(
         grid=jnp.asarray(grid_encoding(mg), dtype=jnp.uint8),
@@ -115,16 +120,24 @@ def state_from_minigrid(
         step_count=jnp.int32(mg.step_count),
         max_steps=jnp.int32(mg.max_steps),
         mission=jnp.asarray((mission_fn or fixed_mission)(mg), jnp.int32),
-        aux=jnp.zeros(4, jnp.int32),
+        extra=extra,
         key=jax.random.PRNGKey(0) if key is None else key,
     )
+
+
+@functools.cache
+def zero_extra(env: Environment) -> Any:
+    """Zeros in the structure of ``env``'s `State.extra` (what its layouts return)."""
+    shapes = jax.eval_shape(env.layout_fn, jax.random.PRNGKey(0)).extra
+    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
 def timestep_from_minigrid(
     env: Environment, mg: Any, key: jax.Array | None = None, mission_fn: MissionFn | None = None
 ) -> Timestep:
-    """A first `Timestep` of ``env`` holding MiniGrid's current state."""
-    state = state_from_minigrid(mg, key, mission_fn)
+    """A first `Timestep` of ``env`` holding MiniGrid's current state (the family's private
+    state zeroed, in the structure its layouts produce)."""
+    state = state_from_minigrid(mg, key, mission_fn, zero_extra(env))
     return Timestep(
         observation=env.observation_fn(state),
         action=jnp.int32(-1),

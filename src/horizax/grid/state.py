@@ -6,6 +6,8 @@ Everything a step needs is in `State`; events are not stored but derived each st
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -32,8 +34,9 @@ class State(Replaceable):
             stay pure functions of ``(prev_state, action, state)``.
         mission: i32[10], the task's mission (template, colours, kinds, positions; see
             `horizax.grid.missions`); `missions.mission_text` renders MiniGrid's string.
-        aux: i32[4], family-specific bookkeeping that is neither layout nor mission (e.g. the
-            order in which Dynamic-Obstacles moves its balls); zeros where unused.
+        extra: the family's private state, a pytree of its own type that only its rules read
+            (Dynamic-Obstacles keeps the order its balls move in); ``()`` for families with
+            none. Its structure is fixed per family, so reset and step agree under `jit`.
         key: the episode's PRNG key: fixed during an episode, it seeds the next episode at
             autoreset and, folded with ``step_count``, any stochastic dynamics.
     """
@@ -45,7 +48,7 @@ class State(Replaceable):
     step_count: Array
     max_steps: Array
     mission: Array
-    aux: Array
+    extra: Any
     key: Array
 
 
@@ -62,7 +65,7 @@ def make_state(
     *,
     carrying: Array | None = None,
     mission: Array | None = None,
-    aux: Array | None = None,
+    extra: Any = (),
 ) -> State:
     """Builds a `State` at step 0 with canonical dtypes (the environment sets key and limit)."""
     return State(
@@ -77,7 +80,7 @@ def make_state(
             if mission is None
             else jnp.asarray(mission, jnp.int32)
         ),
-        aux=jnp.zeros(4, jnp.int32) if aux is None else jnp.asarray(aux, jnp.int32),
+        extra=extra,
         key=jax.random.PRNGKey(0) if key is None else key,
     )
 

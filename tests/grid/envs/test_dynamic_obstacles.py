@@ -36,8 +36,15 @@ def flat_of(positions, height: int) -> np.ndarray:
 
 
 ball_order = jax.jit(D.ball_order, static_argnums=1)
-unpack_order = jax.jit(D.unpack_order)
-pack_order = jax.jit(D.pack_order)
+
+
+def ball_cells(state: State) -> np.ndarray:
+    """The cells a state's `BallOrder` lists, in move order (batched or not)."""
+    return np.asarray(state.extra.cells)
+
+
+def order_of(cells: list[int]) -> D.BallOrder:
+    return D.BallOrder(jnp.asarray(cells, jnp.int32))
 
 
 def check_moves(grid, agent, old, new, post_grid) -> Counter:
@@ -74,7 +81,7 @@ def assert_legal_moves(prev: State, post: State, n: int) -> Counter:
     """`check_moves` for one horizax transition (order from ``prev``, result in ``post``)."""
     old, valid = ball_order(prev, n)
     assert np.asarray(valid).all(), "a ball went missing"
-    new = np.asarray(unpack_order(post.aux))[:n]
+    new = ball_cells(post)[:n]
     return check_moves(prev.grid, prev.agent_pos, np.asarray(old), new, np.asarray(post.grid))
 
 
@@ -92,14 +99,14 @@ class ObstacleSync:
         self.counts: Counter[str] = Counter()
         self.last: State | None = None
         # True while horizax's pre-step state is lockstep's `timestep_from_minigrid` copy
-        # (zero aux: scan order), i.e. before the first step and after an episode end.
+        # (a zero BallOrder: scan order), i.e. before the first step and after an episode end.
         self.fresh = True
         self._step = mg.step
         mg.step = self._mg_step  # record the pre-step state and the action
         env = env.disable_autoreset()
 
         def replay(prev: State, action, grid, order) -> Timestep:
-            inject = env.replace(dynamics_fn=lambda s, a, k: s.replace(grid=grid, aux=order))
+            inject = env.replace(dynamics_fn=lambda s, a, k: s.replace(grid=grid, extra=order))
             start = Timestep(
                 observation=env.observation_fn(prev),
                 action=jnp.int32(-1),
@@ -113,7 +120,7 @@ class ObstacleSync:
         self.replay = jax.jit(replay)
 
     def _mg_step(self, action):
-        self.pre_minigrid = bridge.state_from_minigrid(self.mg)
+        self.pre_minigrid = bridge.state_from_minigrid(self.mg, extra=order_of([0] * self.n))
         self.pre_order = flat_of([o.cur_pos for o in self.mg.obstacles], self.mg.height)
         self.action = int(action)
         result = self._step(action)
@@ -129,7 +136,7 @@ class ObstacleSync:
             # Our previous sync recorded MiniGrid's order; horizax must follow it.
             np.testing.assert_array_equal(np.asarray(ball_order(prev, self.n)[0]), self.pre_order)
         self.counts.update(assert_legal_moves(prev, ts.state, self.n))
-        order = pack_order(flat_of([o.cur_pos for o in mg.obstacles], mg.height))
+        order = order_of(flat_of([o.cur_pos for o in mg.obstacles], mg.height))
         grid = jnp.asarray(mg.grid.encode(), jnp.uint8)
         replayed = self.replay(prev, jnp.int32(self.action), grid, order)
         self.last, self.fresh = replayed.state, self.ended
@@ -202,7 +209,7 @@ def horizax_starts(
         agent_pos=np.asarray(state.agent_pos),
         agent_dir=np.asarray(state.agent_dir),
     )
-    balls = np.asarray(jax.vmap(D.unpack_order)(state.aux))[:, : CONFIGS[env_id][2]]
+    balls = ball_cells(state)[:, : CONFIGS[env_id][2]]
     return layouts, balls
 
 
@@ -260,7 +267,7 @@ def test_every_layout_is_well_formed(env_id):
         assert walls[0].all() and walls[-1].all() and walls[:, 0].all() and walls[:, -1].all()
         assert walls.sum() == 4 * (size - 1)
         assert g[pos[0], pos[1], 0] == C.EMPTY
-        # aux lists exactly the balls, once each.
+        # The BallOrder lists exactly the balls, once each.
         listed = sorted(int(b) for b in balls[i])
         assert listed == sorted(np.flatnonzero(is_ball[i].reshape(-1)).tolist())
     if random_start:
@@ -286,7 +293,7 @@ def test_moves_are_legal_under_vmap(env_id):
     for _ in range(20):
         nxt = step(ts, jnp.asarray(rng.integers(0, 3, batch), jnp.int32))
         old = np.asarray(order(ts.state))
-        new = np.asarray(jax.vmap(D.unpack_order)(nxt.state.aux))
+        new = ball_cells(nxt.state)
         pre, post = jax.device_get((ts, nxt))
         for b in range(batch):
             if pre.step_type[b] != 0:
@@ -309,12 +316,12 @@ def _scenario(size: int, agent, balls) -> State:
     grid[size - 2, size - 2] = C.GOAL_CELL
     for x, y in balls:
         grid[x, y] = D.BALL_CELL
-    return make_state(grid, np.asarray(agent), 0, aux=D.pack_order(flat_of(balls, size)))
+    return make_state(grid, np.asarray(agent), 0, extra=order_of(flat_of(balls, size)))
 
 
 def _destinations(state: State, n: int, trials: int, seed: int) -> np.ndarray:
     """i32[trials, n]: each ball's cell after one move, in move order (vmapped, chunked)."""
-    dynamics = jax.jit(jax.vmap(lambda k: D.unpack_order(D.move_obstacles(n)(state, 0, k).aux)))
+    dynamics = jax.jit(jax.vmap(lambda k: D.move_obstacles(n)(state, 0, k).extra.cells))
     keys = jax.random.split(jax.random.PRNGKey(seed), trials)
     chunks = [np.asarray(dynamics(c))[:, :n] for c in np.array_split(keys, max(1, trials >> 17))]
     return np.concatenate(chunks)
@@ -405,16 +412,18 @@ def test_order_is_tracked_and_defaults_to_scan_order():
     order, valid = D.ball_order(state, 3)
     np.testing.assert_array_equal(order, flat_of([(3, 4), (2, 2), (6, 1)], 8))
     assert np.asarray(valid).all()
-    # A state without the order (e.g. copied from MiniGrid) moves its balls in scan order.
-    order, _ = D.ball_order(state.replace(aux=jnp.zeros(4, jnp.int32)), 3)
-    np.testing.assert_array_equal(order, flat_of([(2, 2), (3, 4), (6, 1)], 8))
+    # A state without the order (e.g. copied from MiniGrid) moves its balls in scan order,
+    # with no BallOrder at all or with a zero one.
+    for unknown in ((), order_of([0, 0, 0])):
+        order, _ = D.ball_order(state.replace(extra=unknown), 3)
+        np.testing.assert_array_equal(order, flat_of([(2, 2), (3, 4), (6, 1)], 8))
+    moved = D.move_obstacles(3)(state.replace(extra=()), 0, jax.random.PRNGKey(0))
+    assert isinstance(moved.extra, D.BallOrder), "the dynamics record the order they used"
     # Fewer balls than slots: the missing ones come last and never move.
     order, valid = D.ball_order(state, 4)
     np.testing.assert_array_equal(valid, [True, True, True, False])
     moved = D.move_obstacles(4)(state, 0, jax.random.PRNGKey(0))
     assert int(jnp.sum(moved.grid[..., 0] == C.BALL)) == 3
-    cells = np.arange(12) * 21  # up to 12 balls on cells 0..255 round-trip through aux
-    np.testing.assert_array_equal(D.unpack_order(D.pack_order(cells)), cells)
 
 
 @pytest.mark.parametrize("env_id", ["MiniGrid-Dynamic-Obstacles-16x16-v0"])

@@ -26,13 +26,12 @@ vacated cell, so a fixed grid-scan order would e.g. never refill the cell of the
 in scan order, while MiniGrid refills either with equal chance (its order is the placement
 order, uniform given the positions at reset) -- and because that order persists for the whole
 episode, even a freshly shuffled order per step would not reproduce the correlations across
-steps. horizax therefore tracks MiniGrid's order: ``state.aux`` (unused otherwise by this
-family) holds the flat cell indices ``x * height + y`` of the balls in
-move order, one byte each, three per int32 (up to 12 balls, ``width * height <= 256``). The
-grid stays the single source of truth: the balls are recovered by scanning the grid
-(column-major), ordered by where their cell appears in ``aux``; balls it does not list
-(e.g. a state copied from elsewhere with a zero ``aux``) move after the listed ones, in scan
-order, and all moves stay legal. Balls beyond ``n`` never move.
+steps. horizax therefore tracks MiniGrid's order in the family's private state,
+``state.extra`` (a `BallOrder`): the flat cell indices ``x * height + y`` of the balls in move
+order. The grid stays the single source of truth: the balls are recovered by scanning the
+grid (column-major), ordered by where their cell appears in the `BallOrder`; balls it does
+not list (e.g. a state copied from elsewhere, without one) move after the listed ones, in
+scan order, and all moves stay legal. Balls beyond ``n`` never move.
 
 * observation: u8[7, 7, 3] egocentric view without occlusion.
 * action: i32[] in [0, 3) (left, right, forward).
@@ -53,6 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.struct import pytree_dataclass
 from horizax.grid import constants as C
 from horizax.grid import missions, observations, rewards, terminations
 from horizax.grid.environment import DynamicsFn, LayoutFn
@@ -62,8 +62,6 @@ from horizax.grid.state import State, make_state, walled_grid
 
 BALL_CELL = (C.BALL, C.BLUE, 0)
 MAX_TRIES = 100  # MiniGrid's cap; ``num_tries > max_tries`` is checked first, so 101 draws
-SLOTS_PER_WORD = 3  # bytes per int32 aux entry (kept clear of the sign bit)
-MAX_BALLS = 4 * SLOTS_PER_WORD
 
 
 def num_obstacles(size: int, n_obstacles: int) -> int:
@@ -71,22 +69,23 @@ def num_obstacles(size: int, n_obstacles: int) -> int:
     return int(n_obstacles) if n_obstacles <= size / 2 + 1 else int(size / 2)
 
 
-def pack_order(flat: Array) -> Array:
-    """i32[4]: the ``aux`` encoding of ball cells in move order.
+@pytree_dataclass
+class BallOrder:
+    """Dynamic-Obstacles' private state (``State.extra``): the order its balls move in.
 
-    Args:
-        flat: i32[n] flat cell indices ``x * height + y`` (each in [0, 256)), ``n <= 12``.
+    Attributes:
+        cells: i32[n], the balls' flat cell indices ``x * height + y`` in move order; 0 where
+            no ball is listed (cell 0 is a wall corner, never a ball).
     """
-    flat = jnp.asarray(flat, jnp.int32)
-    padded = jnp.zeros(MAX_BALLS, jnp.int32).at[: flat.shape[0]].set(flat)
-    shifts = 8 * jnp.arange(SLOTS_PER_WORD, dtype=jnp.int32)
-    return jnp.sum(padded.reshape(4, SLOTS_PER_WORD) << shifts, axis=1).astype(jnp.int32)
+
+    cells: Array
 
 
-def unpack_order(aux: Array) -> Array:
-    """i32[12]: the flat cell indices stored by `pack_order` (zeros where none)."""
-    shifts = 8 * jnp.arange(SLOTS_PER_WORD, dtype=jnp.int32)
-    return ((jnp.asarray(aux, jnp.int32)[:, None] >> shifts) & 0xFF).reshape(-1)
+def _listed_cells(state: State) -> Array:
+    """i32[k]: the cells a state's `BallOrder` lists (one unlisted slot if it has none)."""
+    if isinstance(state.extra, BallOrder):
+        return jnp.asarray(state.extra.cells, jnp.int32)
+    return jnp.zeros(1, jnp.int32)
 
 
 def ball_order(state: State, n: int) -> tuple[Array, Array]:
@@ -104,7 +103,7 @@ def ball_order(state: State, n: int) -> tuple[Array, Array]:
     scan = jnp.nonzero(is_ball, size=n, fill_value=0)[0].astype(jnp.int32)
     slot = jnp.arange(n, dtype=jnp.int32)
     valid = slot < jnp.sum(is_ball)
-    listed = scan[:, None] == unpack_order(state.aux)[None, :n]  # [ball, hint slot]
+    listed = scan[:, None] == _listed_cells(state)[None, :]  # [ball, listed slot]
     known = jnp.any(listed, axis=1) & valid
     rank = jnp.where(known, jnp.argmax(listed, axis=1), n + slot)
     rank = jnp.where(valid, rank, 2 * n + slot)  # distinct by construction
@@ -154,17 +153,16 @@ def move_obstacles(n: int) -> DynamicsFn:
 
     Returns:
         ``(state, action, key) -> state`` moving every ball once, in MiniGrid's order, and
-        recording the new order in ``state.aux``: a fixed-length `lax.scan` over the ball
-        slots on a flat occupancy mask, then one masked rewrite of the grid.
+        recording the new order in ``state.extra`` (a `BallOrder`): a fixed-length
+        `lax.scan` over the ball slots on a flat occupancy mask, then one masked rewrite of
+        the grid.
     """
-    if not 1 <= n <= MAX_BALLS:
-        raise ValueError(f"between 1 and {MAX_BALLS} balls are supported, got {n}")
+    if n < 1:
+        raise ValueError(f"move_obstacles needs at least one ball, got {n}")
 
     def dynamics(state: State, action: Array, key: Array) -> State:
         del action
         width, height = state.grid.shape[0], state.grid.shape[1]
-        if width * height > 256:
-            raise ValueError("ball order packing needs width * height <= 256")
         flat, valid = ball_order(state, n)
         cells = state.grid.reshape(-1, 3)
         agent = state.agent_pos[0] * height + state.agent_pos[1]
@@ -187,7 +185,7 @@ def move_obstacles(n: int) -> DynamicsFn:
         # Missing balls keep index 0, which never matches a ball (a corner is a wall).
         return state.replace(
             grid=cells.astype(jnp.uint8).reshape(width, height, 3),
-            aux=pack_order(jnp.where(valid, new_flat, 0)),
+            extra=BallOrder(jnp.where(valid, new_flat, 0).astype(jnp.int32)),
         )
 
     return dynamics
@@ -197,10 +195,9 @@ def dynamic_obstacles_layout(size: int, n: int, random_start: bool) -> LayoutFn:
     """The layout function of MiniGrid's DynamicObstaclesEnv with ``n`` balls.
 
     Raises:
-        ValueError: if the room cannot hold the agent, goal and ``n`` balls, or ``n`` is too
-            large for the ``aux`` encoding.
+        ValueError: if the room cannot hold the agent, goal and ``n`` balls.
     """
-    if size < 4 or (size - 2) ** 2 < n + 2 or size * size > 256 or not 1 <= n <= MAX_BALLS:
+    if size < 4 or (size - 2) ** 2 < n + 2 or n < 1:
         raise ValueError(f"Dynamic-Obstacles cannot hold {n} balls in a {size}x{size} room")
     base = walled_grid(size, size)
     base[size - 2, size - 2] = C.GOAL_CELL
@@ -231,7 +228,7 @@ def dynamic_obstacles_layout(size: int, n: int, random_start: bool) -> LayoutFn:
             grid,
             agent_pos,
             agent_dir,
-            aux=pack_order(flats),
+            extra=BallOrder(flats),
             mission=missions.encode(missions.Template.GREEN_GOAL),
         )
 
