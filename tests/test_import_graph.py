@@ -12,15 +12,6 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-# Cycles other work removes, each the set of modules of one strongly connected component.
-# The test subtracts them; `test_each_known_cycle_still_exists` makes the list shrink once
-# one is gone.
-KNOWN_CYCLES_TO_REMOVE: set[frozenset[str]] = {
-    frozenset({"horizax.grid.environment", "horizax.grid.functional"}),
-    frozenset({"horizax.maze.environment", "horizax.maze.functional"}),
-}
-
-
 def _module_names() -> dict[Path, str]:
     names = {}
     for path in sorted((SRC / "horizax").rglob("*.py")):
@@ -116,14 +107,7 @@ def test_the_graph_is_read_from_every_module():
 def test_no_import_cycles():
     """Arrows point one way: a cycle means two modules that cannot be understood apart."""
     found = cycles(import_graph())
-    new = found - KNOWN_CYCLES_TO_REMOVE
-    assert not new, f"import cycles: {_describe(new)}"
-
-
-def test_each_known_cycle_still_exists():
-    """Once a listed cycle is gone, delete it from KNOWN_CYCLES_TO_REMOVE."""
-    gone = KNOWN_CYCLES_TO_REMOVE - cycles(import_graph())
-    assert not gone, f"no longer cycles, remove from KNOWN_CYCLES_TO_REMOVE: {_describe(gone)}"
+    assert not found, f"import cycles: {_describe(found)}"
 
 
 def test_core_imports_no_family_and_no_adapter():

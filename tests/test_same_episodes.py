@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import horizax
-from horizax.maze.functional import observation_dict
+from horizax.maze.types import observation_dict
 
 gymnasium = pytest.importorskip("gymnasium")
 pytest.importorskip("dm_env")

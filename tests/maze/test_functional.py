@@ -9,7 +9,7 @@ import horizax
 from horizax.core.protocol import FunctionalEnv, functional
 from horizax.core.spaces import Box
 from horizax.maze import Maze, RandomGenerator, ToyGenerator
-from horizax.maze.functional import MazeFunctional
+from horizax.maze.environment import MazeFunctional
 from horizax.testing import check_env
 
 UP, RIGHT, DOWN, LEFT = range(4)

@@ -23,6 +23,7 @@ __all__ = [
     "State",
     "StepType",
     "TimeStep",
+    "observation_dict",
     "restart",
     "termination",
     "transition",
@@ -214,3 +215,14 @@ def truncation(
     """A LAST `TimeStep` cut by a time limit: discount 1 unless given (bootstrap from it)."""
     discount = 1.0 if discount is None else discount
     return _timestep(StepType.LAST, reward, discount, observation, extras, shape, dtype)
+
+
+def observation_dict(observation: Observation) -> dict[str, Array]:
+    """The protocol's dict form of an `Observation`; positions become i32[2] (row, col)."""
+    return {
+        "agent_position": jnp.stack(observation.agent_position).astype(jnp.int32),
+        "target_position": jnp.stack(observation.target_position).astype(jnp.int32),
+        "walls": observation.walls,
+        "action_mask": observation.action_mask,
+        "step_count": observation.step_count,
+    }
