@@ -12,6 +12,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
+
 def _module_names() -> dict[Path, str]:
     names = {}
     for path in sorted((SRC / "horizax").rglob("*.py")):
