@@ -262,7 +262,9 @@ def test_redraw_bound_is_rarely_exhausted(env_id, n_keys):
     print(f"{env_id}: p={p:.4f} (1-p)^K={(1 - p) ** chains:.1e} exhausted={exhausted}/{n_keys}")
     assert (1 - p) ** chains < 2e-5
     assert exhausted <= 2
-    np.testing.assert_array_equal(rooms.num_rooms < max_rooms, rooms.chain_lengths.max(1) < max_rooms)
+    np.testing.assert_array_equal(
+        rooms.num_rooms < max_rooms, rooms.chain_lengths.max(1) < max_rooms
+    )
 
 
 def test_words_look_uniform_and_independent():
