@@ -209,7 +209,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         """
         seeds = self._seeds(seed)
         mask = self._reset_mask(options)
-        if isinstance(seed, int | np.integer):
+        if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
             super().reset(seed=int(seed))
         keys = self._keys(seeds)
         if mask is None:
