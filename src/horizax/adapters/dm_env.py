@@ -69,7 +69,7 @@ def to_dm_env_spec(space: Any, name: str) -> Any:
     if isinstance(space, spaces.Text):  # dm_env has no string spec: the encoded array
         return to_dm_env_spec(space.encoded, name)
     if isinstance(space, spaces.Discrete):
-        return specs.DiscreteArray(int(space.n), dtype=np.dtype(space.dtype), name=name)
+        return specs.DiscreteArray(int(space.n), dtype=np.dtype(space.dtype), name=name)  # pyright: ignore[reportArgumentType]  untyped dm_env: pyright types a parameter by its default (np.int32)
     if isinstance(space, spaces.Box):
         dtype = np.dtype(space.dtype)
         return specs.BoundedArray(
@@ -180,8 +180,8 @@ class DmEnv(dm_env.Environment):
             return dm_env.termination(reward, observation)._replace(discount=np.float32(0.0))
         if bool(step.truncated):
             self._needs_reset = True
-            return dm_env.truncation(reward, observation, discount=np.float32(1.0))
-        return dm_env.transition(reward, observation, discount=np.float32(1.0))
+            return dm_env.truncation(reward, observation, discount=np.float32(1.0))  # pyright: ignore[reportArgumentType]  untyped dm_env: pyright types a parameter by its default (1.0)
+        return dm_env.transition(reward, observation, discount=np.float32(1.0))  # pyright: ignore[reportArgumentType]  untyped dm_env: pyright types a parameter by its default (1.0)
 
     def _check_action(self, action: Any) -> np.ndarray:
         array = np.asarray(action)
@@ -197,7 +197,7 @@ class DmEnv(dm_env.Environment):
         """The observation spec, converted from the environment's observation space."""
         return self._observation_spec
 
-    def action_spec(self) -> specs.DiscreteArray:
+    def action_spec(self) -> specs.DiscreteArray:  # pyright: ignore[reportIncompatibleMethodOverride]  untyped dm_env: its abstract method's return is inferred as None
         """``DiscreteArray(num_actions)`` of i32 actions."""
         return specs.DiscreteArray(self._num_actions, dtype=np.int32, name="action")
 

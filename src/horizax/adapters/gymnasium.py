@@ -44,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import jax
 import numpy as np
@@ -53,6 +53,7 @@ from jax import Array
 try:
     import gymnasium
     from gymnasium import spaces as gym_spaces
+    from gymnasium.envs.registration import EnvSpec
 except ImportError as err:  # pragma: no cover - exercised only without gymnasium
     raise ImportError(
         "horizax.adapters.gymnasium needs the optional dependency gymnasium (>= 1.0); install "
@@ -122,14 +123,15 @@ class GymnasiumEnv(gymnasium.Env):
         max_steps: the environment's own time limit (it truncates there).
     """
 
-    metadata: ClassVar[dict[str, Any]] = METADATA
+    metadata: dict[str, Any] = METADATA
 
     def __init__(self, env: Any, render_mode: str | None = None, **overrides: Any) -> None:
         self.fenv, self.env_id = resolve_env(env, overrides)
         self._handle = StaticArg(self.fenv)
         self._codec = ObservationCodec(self.fenv.observation_space)
         self.observation_space = self._codec.space
-        self.action_space = gym_spaces.Discrete(int(self.fenv.action_space.n))
+        self._num_actions = int(self.fenv.action_space.n)
+        self.action_space = gym_spaces.Discrete(self._num_actions)
         self.max_steps = int(self.fenv.max_steps)
         self.render_mode = check_render_mode(render_mode)
         self._episode: engine.Episode | None = None
@@ -166,7 +168,7 @@ class GymnasiumEnv(gymnasium.Env):
         """
         if self._episode is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        action = check_action(action, self.action_space.n)
+        action = check_action(action, self._num_actions)
         if action.shape != ():
             raise ValueError(f"action must be a scalar, got shape {action.shape}")
         self._episode, step, _ = _step(self._handle, self._episode, action)
@@ -202,7 +204,7 @@ HorizaxEnv = GymnasiumEnv  # the name before the adapters were named by their ta
 # --- entry points and registration ------------------------------------------------------------
 
 
-def _spec(env_id: str, kwargs: Mapping[str, Any]) -> gymnasium.envs.registration.EnvSpec | None:
+def _spec(env_id: str, kwargs: Mapping[str, Any]) -> EnvSpec | None:
     gym_id = f"{NAMESPACE}/{env_id.removeprefix(f'{NAMESPACE}/')}"
     if gym_id not in gymnasium.registry:
         return None

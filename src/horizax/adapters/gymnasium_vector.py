@@ -136,7 +136,8 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self.max_steps = int(self.fenv.max_steps)
         self.single_observation_space = self._codec.space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.single_action_space = gym_spaces.Discrete(int(self.fenv.action_space.n))
+        self._num_actions = int(self.fenv.action_space.n)
+        self.single_action_space = gym_spaces.Discrete(self._num_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._episodes: engine.Episode | None = None
         self._observations: Any = None  # last batched observation (protocol arrays)
@@ -147,7 +148,9 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     def _seeds(self, seed: Any) -> list[int | None]:
         if seed is None:
             return [None] * self.num_envs
-        if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+        if isinstance(seed, bool):  # an int to isinstance, but not a seed
+            raise TypeError(f"seed must be an int or a sequence of seeds, got {seed!r}")
+        if isinstance(seed, int | np.integer):
             return [int(seed) + i for i in range(self.num_envs)]
         seeds = list(seed)
         if len(seeds) != self.num_envs:
@@ -237,7 +240,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         """
         if self._episodes is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        actions = check_action(actions, self.single_action_space.n)
+        actions = check_action(actions, self._num_actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if self._mode is AutoresetMode.DISABLED and self._done.any():

@@ -104,7 +104,7 @@ class GymnaxState(gymnax_environment.EnvState):
     @classmethod
     def from_timestep(cls, timestep: Timestep | FunctionalTimestep) -> GymnaxState:
         """Wraps a horizax `Timestep`, setting ``time`` to ``timestep.t``."""
-        return cls(time=timestep.t, timestep=timestep)
+        return cls(time=timestep.t, timestep=timestep)  # pyright: ignore[reportArgumentType]  gymnax types EnvState.time as int: an Array under jit, in gymnax too
 
 
 class ToGymnax(gymnax_environment.Environment):
@@ -188,7 +188,7 @@ class ToGymnax(gymnax_environment.Environment):
         del params
         return _to_gymnax_space(self._env.observation_space)
 
-    def reset(self, key: Array, params: EnvParams | None = None) -> tuple[Array, GymnaxState]:
+    def reset(self, key: Array, params: EnvParams | None = None) -> tuple[Array, GymnaxState]:  # pyright: ignore[reportIncompatibleVariableOverride]  gymnax's is jax.jit(method): jax types it JitWrapped, not a method
         """Resets the wrapped environment.
 
         Args:
@@ -203,11 +203,11 @@ class ToGymnax(gymnax_environment.Environment):
         timestep = self._env.reset(key)
         return timestep.observation, GymnaxState.from_timestep(timestep)
 
-    def step(
+    def step(  # pyright: ignore[reportIncompatibleVariableOverride]  gymnax's is jax.jit(method): jax types it JitWrapped, not a method
         self,
         key: Array,
         state: GymnaxState,
-        action: Array | int,
+        action: int | float | Array,
         params: EnvParams | None = None,
     ) -> tuple[Array, GymnaxState, Array, Array, dict[str, Array]]:
         """Advances the wrapped environment one step (horizax autoreset, see module doc).
@@ -252,13 +252,13 @@ class ToGymnax(gymnax_environment.Environment):
         self,
         key: Array,
         state: GymnaxState,
-        action: Array | int,
+        action: int | float | Array,
         params: EnvParams | None = None,
     ) -> tuple[Array, GymnaxState, Array, Array, dict[str, Array]]:
         """Same as `step` (horizax autoreset applies)."""
         return self.step(key, state, action, params)
 
-    def get_obs(
+    def get_obs(  # pyright: ignore[reportIncompatibleMethodOverride]  gymnax's overloads disagree with its own (state, params, key)
         self, state: GymnaxState, params: EnvParams | None = None, key: Any = None
     ) -> Array:
         """The observation of ``state`` (``state.timestep.observation``)."""

@@ -85,9 +85,9 @@ def to_torchrl_spec(space: Any, batch: tuple[int, ...] = ()) -> Any:
     if isinstance(space, spaces.Text):  # tensors hold the encoded array, not the string
         return to_torchrl_spec(space.encoded, batch)
     if isinstance(space, spaces.Discrete):
-        return Categorical(int(space.n), shape=batch, dtype=_torch_dtype(space.dtype))
+        return Categorical(int(space.n), shape=torch.Size(batch), dtype=_torch_dtype(space.dtype))
     if isinstance(space, spaces.Box):
-        shape = batch + space.shape
+        shape = torch.Size(batch + space.shape)
         dtype = np.dtype(space.dtype)
         if dtype == np.bool_:
             return Categorical(2, shape=shape, dtype=torch.bool)
@@ -217,15 +217,18 @@ class TorchRLEnv(EnvBase):
         self._kept: Any = None
 
     def _make_specs(self, observation_space: Any) -> None:
-        batch = (self._num_envs,)
+        batch = torch.Size([self._num_envs])
         observation = to_torchrl_spec(observation_space, batch)
         if self._observation_key is not None:
             observation = Composite({self._observation_key: observation}, shape=batch)
         self.observation_spec = observation
         self.action_spec = Categorical(self._num_actions, shape=batch, dtype=torch.int64)
-        self.reward_spec = Unbounded(shape=(*batch, 1), dtype=torch.float32)
+        self.reward_spec = Unbounded(shape=torch.Size([*batch, 1]), dtype=torch.float32)
         self.done_spec = Composite(
-            {name: Categorical(2, shape=(*batch, 1), dtype=torch.bool) for name in _FLAGS},
+            {
+                name: Categorical(2, shape=torch.Size([*batch, 1]), dtype=torch.bool)
+                for name in _FLAGS
+            },
             shape=batch,
         )
 

@@ -26,6 +26,7 @@ Rules of the protocol:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import jax.numpy as jnp
@@ -136,7 +137,7 @@ def functional(env: Any) -> FunctionalEnv:
     Raises:
         TypeError: if ``env`` offers no protocol view.
     """
-    as_functional = getattr(env, "as_functional", None)
+    as_functional: Callable[[], FunctionalEnv] | None = getattr(env, "as_functional", None)
     if callable(as_functional):
         return as_functional()
     if isinstance(env, FunctionalEnv):

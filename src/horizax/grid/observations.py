@@ -93,8 +93,11 @@ ObservationFn = Callable[[State], Array]
 
 def example_state(width: int, height: int) -> State:
     """The shapes and dtypes (`jax.ShapeDtypeStruct` s) of a `State` on a grid of that size."""
-    grid = np.zeros((width, height, 3), np.uint8)
-    return jax.eval_shape(lambda: make_state(grid, jnp.zeros(2, jnp.int32), jnp.int32(0)))
+    return jax.eval_shape(
+        lambda: make_state(
+            jnp.zeros((width, height, 3), jnp.uint8), jnp.zeros(2, jnp.int32), jnp.int32(0)
+        )
+    )
 
 
 def observation_space(fn: ObservationFn, width: int, height: int) -> Box:

@@ -32,10 +32,10 @@ def _rotate_left(x: Array, bits: int) -> Array:
     return (x << np.uint32(bits)) | (x >> np.uint32(32 - bits))
 
 
-def _threefry_2x32(k0: Array, k1: Array, x0: Array, x1: Array) -> tuple[Array, Array]:
+def _threefry_2x32(k0: Array, k1: Array, x0: Array, x1: Array | np.ndarray) -> tuple[Array, Array]:
     """The Threefry-2x32 block cipher (20 rounds) of the counter ``(x0, x1)`` under ``(k0, k1)``."""
     schedule = (k0, k1, k0 ^ k1 ^ _KEY_PARITY)
-    x0, x1 = x0 + schedule[0], x1 + schedule[1]
+    x0, x1 = x0 + schedule[0], schedule[1] + x1  # an Array even for a numpy x1
     for block in range(5):
         for bits in _ROTATIONS[block % 2]:
             x0 = x0 + x1
@@ -59,7 +59,7 @@ def _threefry_key_data(key: Array) -> Array | None:
 def _threefry_blocks(key: Array, count: int) -> tuple[Array, Array] | None:
     """Both words of the Threefry blocks of counters ``(0, i)``, i < count (None: use JAX)."""
     data = _threefry_key_data(key)
-    if data is None or not jax.config.jax_threefry_partitionable:
+    if data is None or not jax.threefry_partitionable.value:
         return None
     if count >= 2**32:
         raise ValueError(f"at most 2**32 - 1 Threefry blocks per key, got {count}")

@@ -20,6 +20,7 @@ admissible, so here it is drawn directly, branch-free and at a fixed cost under 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar, overload
 
 import jax
 import jax.numpy as jnp
@@ -85,7 +86,10 @@ def mixed_radix(word: Array, *radices: int | Array) -> list[Array]:
     return out
 
 
-class Digits:
+_Words = TypeVar("_Words", Array, None)
+
+
+class Digits(Generic[_Words]):
     """Mixed-radix digits of uniform 32-bit words, packed greedily under a bias budget.
 
     A digit goes into the current word while the product of its word's static bounds stays
@@ -98,12 +102,20 @@ class Digits:
         budget: the largest product of the bounds of one word's digits (<= 2**32).
     """
 
+    @overload
+    def __init__(self: Digits[None], words: None = None, *, budget: int = DIGIT_BUDGET) -> None: ...
+    @overload
+    def __init__(self: Digits[Array], words: Array, *, budget: int = DIGIT_BUDGET) -> None: ...
     def __init__(self, words: Array | None = None, *, budget: int = DIGIT_BUDGET) -> None:
         self.words, self.budget = words, budget
         self.index, self.used = 0, 1
         self.current = None if words is None else words[0]
         self.word_of: list[int] = []  # the word each digit drawn so far came from
 
+    @overload
+    def draw(self: Digits[Array], radix: Array | int, bound: int) -> Array: ...
+    @overload
+    def draw(self: Digits[None], radix: Array | int, bound: int) -> None: ...
     def draw(self, radix: Array | int, bound: int) -> Array | None:
         """i32[]: a digit uniform in ``[0, radix)``, where ``1 <= radix <= bound``.
 
@@ -117,7 +129,7 @@ class Digits:
             self.current = None if self.words is None else self.words[self.index]
         self.used *= bound
         self.word_of.append(self.index)
-        if self.words is None:
+        if self.current is None:  # counting: no words
             return None
         digit, self.current = _next_digit(self.current, radix)
         return digit
@@ -324,7 +336,7 @@ def select_bit(word: Array, rank: Array, width: int = 16) -> Array:
     return pos.astype(jnp.int32)
 
 
-def draw_bit(digits: Digits, word: Array | int, width: int = 16) -> Array:
+def draw_bit(digits: Digits[Array], word: Array | int, width: int = 16) -> Array:
     """i32[]: a set bit of ``word`` drawn uniformly (``word`` must not be empty).
 
     A static ``word`` (a Python int, e.g. a room nothing was placed in yet) needs no search:

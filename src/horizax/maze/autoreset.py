@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any
 
 import jax
+import jax.core
 import numpy as np
 from jax import Array
 

@@ -215,10 +215,10 @@ def test_every_layout_is_well_formed(env_id):
     _, max_rooms, max_size, _ = CONFIGS[env_id]
     layouts = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)  # shared with the above
     rooms = rooms_of(CONFIGS[env_id], jax.random.split(jax.random.PRNGKey(0), N_LAYOUTS))
-    assert (rooms.count == max_rooms).all()  # the redraw bound was not exhausted here
+    assert (rooms.num_rooms == max_rooms).all()  # the redraw bound was not exhausted here
     sizes = rooms.size[:, :max_rooms]
     assert sizes.min() == chain.MIN_SIZE and sizes.max() == max_size
-    check_chain_layouts(layouts, rooms, rooms.count, limit=400)
+    check_chain_layouts(layouts, rooms, rooms.num_rooms, limit=400)
 
 
 def test_exhausted_bound_keeps_the_first_longest_chain():
@@ -228,13 +228,13 @@ def test_exhausted_bound_keeps_the_first_longest_chain():
     env = Environment(width=SIZE, height=SIZE, max_steps=120, layout_fn=multiroom_layout(*config))
     layouts = dist.horizax_layouts(env, 600)
     rooms = rooms_of(config, jax.random.split(jax.random.PRNGKey(0), 600))
-    np.testing.assert_array_equal(rooms.count, rooms.chain_lengths[:, 0])
-    assert 0.55 < (rooms.count < 6).mean() < 0.75
-    assert set(np.unique(rooms.count)) == {1, 2, 3, 4, 5, 6}
-    check_chain_layouts(layouts, rooms, rooms.count, limit=300)
+    np.testing.assert_array_equal(rooms.num_rooms, rooms.chain_lengths[:, 0])
+    assert 0.55 < (rooms.num_rooms < 6).mean() < 0.75
+    assert set(np.unique(rooms.num_rooms)) == {1, 2, 3, 4, 5, 6}
+    check_chain_layouts(layouts, rooms, rooms.num_rooms, limit=300)
     # K = 3: the first longest chain is kept.
     rooms = rooms_of((6, 6, 10, 3), jax.random.split(jax.random.PRNGKey(1), 2000))
-    np.testing.assert_array_equal(rooms.count, rooms.chain_lengths.max(axis=1))
+    np.testing.assert_array_equal(rooms.num_rooms, rooms.chain_lengths.max(axis=1))
 
 
 @pytest.mark.parametrize(
@@ -258,11 +258,13 @@ def test_redraw_bound_is_rarely_exhausted(env_id, n_keys):
     _, max_rooms, _, chains = CONFIGS[env_id]
     rooms = rooms_of(CONFIGS[env_id], jax.random.split(jax.random.PRNGKey(2), n_keys))
     p = (rooms.chain_lengths == max_rooms).mean()
-    exhausted = int((rooms.count < max_rooms).sum())
+    exhausted = int((rooms.num_rooms < max_rooms).sum())
     print(f"{env_id}: p={p:.4f} (1-p)^K={(1 - p) ** chains:.1e} exhausted={exhausted}/{n_keys}")
     assert (1 - p) ** chains < 2e-5
     assert exhausted <= 2
-    np.testing.assert_array_equal(rooms.count < max_rooms, rooms.chain_lengths.max(1) < max_rooms)
+    np.testing.assert_array_equal(
+        rooms.num_rooms < max_rooms, rooms.chain_lengths.max(1) < max_rooms
+    )
 
 
 def test_words_look_uniform_and_independent():

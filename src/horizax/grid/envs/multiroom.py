@@ -63,14 +63,14 @@ CONFIGS = {
 
 
 class Rooms(NamedTuple):
-    """The rooms of one MultiRoom layout (rows past ``count`` are padding).
+    """The rooms of one MultiRoom layout (rows past ``num_rooms`` are padding).
 
     Attributes:
         top: i32[N, 2] top-left corner ``(x, y)`` of each room, walls included.
         size: i32[N, 2] ``(width, height)`` of each room, walls included.
         door: i32[N, 2] position of each room's entry door (row 0: room 0's corner, no door).
         colour: i32[N] colour of each room's entry door (row 0 unused).
-        count: i32[] number of rooms (``numRooms`` unless every chain fell short).
+        num_rooms: i32[] number of rooms (``numRooms`` unless every chain fell short).
         chain_lengths: i32[K] length of each of the K chains drawn (for the failure tests).
     """
 
@@ -78,7 +78,7 @@ class Rooms(NamedTuple):
     size: Array
     door: Array
     colour: Array
-    count: Array
+    num_rooms: Array
     chain_lengths: Array
 
 
@@ -135,7 +135,7 @@ def multiroom_rooms(
             size=jnp.stack([sx, sy], -1),
             door=jnp.stack([dx, dy], -1),
             colour=colour % C.NUM_COLORS,
-            count=lengths[best],
+            num_rooms=lengths[best],
             chain_lengths=lengths,
         )
         return room_list, words[max_rooms]
@@ -181,7 +181,7 @@ def multiroom_layout(
 
 
 def draw_rooms(rooms: Rooms, xs: np.ndarray, ys: np.ndarray, index: np.ndarray) -> Array:
-    """u8[W, H, 3]: the walls of the first ``rooms.count`` rooms and their entry doors.
+    """u8[W, H, 3]: the walls of the first ``rooms.num_rooms`` rooms and their entry doors.
 
     MiniGrid draws room by room, each entry door right after its room's walls, later walls
     overwriting earlier cells. Walls only ever overwrite walls or empty cells: a door lies on
@@ -190,7 +190,7 @@ def draw_rooms(rooms: Rooms, xs: np.ndarray, ys: np.ndarray, index: np.ndarray) 
     after. So all walls first, then all doors, is the same grid (checked in the tests against
     a room-by-room drawing).
     """
-    live = (index < rooms.count)[:, None, None]
+    live = (index < rooms.num_rooms)[:, None, None]
     x0, y0 = rooms.top[:, 0, None, None], rooms.top[:, 1, None, None]
     x1 = x0 + rooms.size[:, 0, None, None] - 1
     y1 = y0 + rooms.size[:, 1, None, None] - 1
@@ -217,7 +217,7 @@ def _place_agent_and_goal(rooms: Rooms, word: Array) -> tuple[Array, Array, Arra
     drawn in mixed radix; the modulo bias is below ``64 * 4 * 64 / 2**32 < 1e-5``.
     """
     inner0 = rooms.size[0] - 2
-    last = rooms.count - 1
+    last = rooms.num_rooms - 1
     inner_last = rooms.size[last] - 2
     cells0 = (inner0[0] * inner0[1]).astype(jnp.uint32)
     shared = last == 0

@@ -39,7 +39,7 @@ TRIES = 8  # MiniGrid's tries per level
 ROOM0_WALL = 2  # room 0 is "entered" through its left wall
 _GOLDEN = 0x9E3779B9
 
-ChainFn = Callable[[Array, Array], tuple[Array, Array, Array, Array]]
+ChainFn = Callable[[Array, Array], tuple[Array, Array]]
 
 
 def _lowbias32(x: Array) -> Array:
@@ -131,10 +131,10 @@ def chain_sampler(max_rooms: int, max_size: int, chains: int, width: int, height
         def level_step(carry, level):
             rooms, length = carry
             last = unpack(jax.lax.dynamic_index_in_dim(rooms, level - 1, 1, keepdims=False))
-            current = (*last[:4], last[6])
+            current = (last[0], last[1], last[2], last[3], last[6])  # x, y, sx, sy, entry
             counter = (chains * (1 + (level - 1) * TRIES)).astype(jnp.uint32) + tries * chains + ks
             w = words(seed, counter)  # u32[8, K]
-            cand = _candidates(w, *(v[None] for v in current), span, q)
+            cand = _candidates(w, *(v[None] for v in current), span=span, q=q)
             x, y, sx, sy = cand[:4]
             ok = (x >= 0) & (y >= 0) & (x + sx <= width) & (y + sy < height)
             for j in range(max_rooms - 2):  # every room but the previous one: slots < level-1
@@ -146,7 +146,7 @@ def chain_sampler(max_rooms: int, max_size: int, chains: int, width: int, height
             # into each consumer of the result.
             first = jnp.min(jnp.where(ok, tries.astype(jnp.int32), TRIES), axis=0)
             chosen = jnp.max(jnp.where(tries == first, w, jnp.uint32(0)), axis=0)
-            new = pack(*_candidates(chosen, *current, span, q))
+            new = pack(*_candidates(chosen, *current, span=span, q=q))
             rooms = jax.lax.dynamic_update_index_in_dim(rooms, new, level, 1)
             placed = (first < TRIES) & (length == level) & (level < target)
             return (rooms, length + placed), None

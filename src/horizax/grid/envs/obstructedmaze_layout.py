@@ -177,7 +177,7 @@ def generate(cfg: Config, key: Array) -> State:
     placed: list[tuple[str, tuple[int, int] | None, Array, Item]] = []  # kind, room, pos, item
 
     def occupy(room: tuple[int, int], pos: Array) -> None:
-        occupied[room] = occupied.get(room, jnp.uint32(0)) | _bit_of(pos, *room)
+        occupied[room] = occupied.get(room, jnp.zeros((), jnp.uint32)) | _bit_of(pos, *room)
 
     def free(room: tuple[int, int]) -> Array | int:
         # Static (an int) while nothing was placed in the room: `draw_bit` then needs no search.
@@ -227,7 +227,7 @@ def generate(cfg: Config, key: Array) -> State:
         .set(_encodings([p[3] for p in placed]), mode="drop", wrap_negative_indices=False)
     )
     assert cfg.agent_room not in ball_rooms
-    empty = ~occupied.get(cfg.agent_room, jnp.uint32(0)) & jnp.uint32(0xFFFF)
+    empty = ~occupied.get(cfg.agent_room, jnp.zeros((), jnp.uint32)) & jnp.uint32(0xFFFF)
     agent_pos, agent_dir = _place_agent(digits, empty, doors, cfg.agent_room)
     assert digits.count == n_digit_words, "the draws must follow _draw_bounds"
     mission = missions.encode(missions.Template.PICK_UP, color=TARGET_COLOUR, kind=C.BALL)
@@ -251,14 +251,14 @@ def _encodings(items: list[Item]) -> Array:
     base = np.array([item[0] for item in items], np.int32)
     channel = np.eye(3, dtype=np.int32)[[item[1] for item in items]]
     values = jnp.stack([jnp.asarray(item[2], jnp.int32) for item in items])
-    return (base + channel * values[:, None]).astype(jnp.uint8)
+    return (values[:, None] * channel + base).astype(jnp.uint8)
 
 
 # Every permutation of the colours, so a uniform one is one digit and one row lookup.
 _PERMUTATIONS = np.array(list(itertools.permutations(range(C.NUM_COLORS))), np.int32)
 
 
-def _colours(digits: Digits) -> Array:
+def _colours(digits: Digits[Array]) -> Array:
     """i32[6]: a uniform permutation of the colours (MiniGrid's ``_rand_subset``)."""
     rank = digits.draw(len(_PERMUTATIONS), len(_PERMUTATIONS))
     return jnp.asarray(_PERMUTATIONS).at[rank].get(mode="promise_in_bounds")
@@ -273,7 +273,7 @@ _EDGE = (0xF000, 0x8888, 0x000F, 0x1111)
 
 
 def _place_agent(
-    digits: Digits, empty: Array, doors: list, room: tuple[int, int]
+    digits: Digits[Array], empty: Array, doors: list, room: tuple[int, int]
 ) -> tuple[Array, Array]:
     """``(pos i32[2], dir i32[])``: MiniGrid's ``RoomGrid.place_agent`` in ``room``.
 
