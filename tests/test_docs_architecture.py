@@ -9,21 +9,9 @@ import pytest
 
 from horizax.core import episode as engine
 from horizax.core.protocol import FunctionalEnv, functional
+from tests.markdown import python_blocks
 
 PAGE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
-
-
-def _python_blocks(text):
-    blocks, inside, current = [], False, []
-    for line in text.splitlines():
-        if line.strip() == "```python":
-            inside, current = True, []
-        elif inside and line.strip() == "```":
-            inside = False
-            blocks.append("\n".join(current))
-        elif inside:
-            current.append(line)
-    return blocks
 
 
 def _run(blocks, namespace):
@@ -37,7 +25,7 @@ def _run(blocks, namespace):
     return namespace
 
 
-BLOCKS = _python_blocks(PAGE.read_text(encoding="utf-8"))
+BLOCKS = python_blocks(PAGE.read_text(encoding="utf-8"))
 # The adapter block needs the gymnasium extra; the family and engine blocks need only horizax.
 ADAPTER_BLOCKS = [b for b in BLOCKS if "horizax.adapters" in b]
 CORE_BLOCKS = [b for b in BLOCKS if "horizax.adapters" not in b]

@@ -5,6 +5,7 @@ import pathlib
 import pytest
 
 import horizax
+from tests.markdown import python_blocks
 
 README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
 
@@ -17,22 +18,9 @@ def test_readme_lists_every_minigrid_id():
     assert f"{len(ids)} ids" in text, "the README's id count is stale"
 
 
-def _python_blocks(text):
-    blocks, inside, current = [], False, []
-    for line in text.splitlines():
-        if line.strip() == "```python":
-            inside, current = True, []
-        elif inside and line.strip() == "```":
-            inside = False
-            blocks.append("\n".join(current))
-        elif inside:
-            current.append(line)
-    return blocks
-
-
 @pytest.mark.reference  # the adapters' block needs gymnasium, dm_env and torch
 def test_readme_python_blocks_run_verbatim():
-    blocks = _python_blocks(README.read_text(encoding="utf-8"))
+    blocks = python_blocks(README.read_text(encoding="utf-8"))
     assert len(blocks) >= 3, "expected the quick start, Maze and adapters examples"
     for number, block in enumerate(blocks):
         try:
