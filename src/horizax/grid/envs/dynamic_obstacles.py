@@ -216,10 +216,11 @@ def dynamic_obstacles_layout(size: int, n: int, random_start: bool) -> LayoutFn:
         # the agent's; that is a uniform ordered draw without replacement from those cells,
         # i.e. the cells of the n largest of i.i.d. uniform scores, in decreasing order.
         # (One draw of W*H scores instead of n, each a `sample_cell`.)
+        # f32 scores (exact below 2**24): XLA:CPU's top_k is much slower on integers.
         scores = jnp.where(
             (empty_cells(grid) & not_agent).reshape(-1),
-            uniform_scores(ball_key, (size * size,)),
-            -1,
+            uniform_scores(ball_key, (size * size,)).astype(jnp.float32),
+            -1.0,
         )
         flats = jax.lax.top_k(scores, n)[1].astype(jnp.int32)  # placement = move order
         is_ball = jnp.any(jnp.arange(size * size)[:, None] == flats[None, :], axis=1)
