@@ -285,6 +285,9 @@ def _find(records: list[dict], index: int, lib: str, B: int) -> dict | None:
     return None
 
 
+KEPT_MARKER = "<!-- compare.py keeps everything below this line -->"
+
+
 def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
     """The RESULTS.md text for ``records``."""
     first = records[0]
@@ -440,8 +443,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             json.dump(fresh, f, indent=2, default=str)
     with open(out_json, encoding="utf-8") as f:
         records = json.load(f)
-    with open(os.path.join(HERE, "RESULTS.md"), "w", encoding="utf-8") as f:
+    results = os.path.join(HERE, "RESULTS.md")
+    # Hand-recorded runs of other scripts (before_after.py) follow the marker; keep them.
+    kept_text = ""
+    if os.path.exists(results):
+        with open(results, encoding="utf-8") as f:
+            old = f.read()
+        if KEPT_MARKER in old:
+            kept_text = old[old.index(KEPT_MARKER) :]
+    with open(results, "w", encoding="utf-8") as f:
         f.write(render(records, args.batch))
+        if kept_text:
+            f.write("\n" + kept_text)
 
 
 if __name__ == "__main__":
