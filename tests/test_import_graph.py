@@ -125,21 +125,14 @@ def test_core_imports_no_family_and_no_adapter():
     assert not arrows, f"core imports: {arrows}"
 
 
-# Family imports that other work removes from the adapters: (adapter, family module).
-KNOWN_ADAPTER_FAMILY_ARROWS_TO_REMOVE = {("horizax.adapters.gymnax", "horizax.grid.environment")}
-
-
 def test_adapters_convert_spaces_never_families():
     """An adapter that names a family would need a new branch for every new family."""
     graph = import_graph()
-    arrows = {
+    arrows = sorted(
         (module, target)
         for module, targets in graph.items()
         if module.startswith("horizax.adapters")
         for target in targets
         if target.startswith(("horizax.grid", "horizax.maze"))
-    }
-    new = arrows - KNOWN_ADAPTER_FAMILY_ARROWS_TO_REMOVE
-    gone = KNOWN_ADAPTER_FAMILY_ARROWS_TO_REMOVE - arrows
-    assert not new, f"adapters import families: {sorted(new)}"
-    assert not gone, f"no longer imported, remove from the known list: {sorted(gone)}"
+    )
+    assert not arrows, f"adapters import families: {arrows}"

@@ -12,7 +12,7 @@ only the finished environments draw one), plus the last `Step`, from which the a
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from jax import Array
 
@@ -73,6 +73,31 @@ class FunctionalTimestep:
     def is_truncation(self) -> Array:
         """bool[]: the time limit cut the episode."""
         return self.last.truncated
+
+
+@runtime_checkable
+class TimestepEnv(Protocol):
+    """An environment with a native ``Timestep`` API (the gridworld's), which
+    `horizax.adapters.gymnax.ToGymnax` wraps as it is; `FunctionalTimestepEnv` gives any
+    protocol environment this shape.
+
+    Its timesteps have ``state``, ``t``, ``observation``, ``reward``, ``step_type`` and
+    ``is_done()`` / ``is_termination()`` / ``is_truncation()``; ``step`` applies its own
+    autoreset.
+    """
+
+    num_actions: int
+    max_steps: int
+    env_id: str
+    observation_space: Any
+
+    def reset(self, key: Array) -> Any:
+        """The first timestep of an episode drawn from ``key``."""
+        ...
+
+    def step(self, timestep: Any, action: Array) -> Any:
+        """The next timestep (a new episode's first after an ending one)."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)

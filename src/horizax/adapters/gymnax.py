@@ -59,11 +59,10 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"`gymnax` extra: pip install 'horizax[gymnax]'. Original error: {err}"
     ) from err
 
-from horizax.adapters.functional_timestep import FunctionalTimestep, FunctionalTimestepEnv
+from horizax.adapters.functional_timestep import FunctionalTimestepEnv, TimestepEnv
 from horizax.core import spaces
 from horizax.core.protocol import functional
 from horizax.core.step_type import discount as step_type_discount
-from horizax.grid.environment import Environment, Timestep
 
 __all__ = ["GymnaxState", "ToGymnax"]
 
@@ -99,10 +98,10 @@ class GymnaxState(gymnax_environment.EnvState):
             accessors for families other than the gridworld, e.g. the Maze).
     """
 
-    timestep: Timestep | FunctionalTimestep
+    timestep: Any
 
     @classmethod
-    def from_timestep(cls, timestep: Timestep | FunctionalTimestep) -> GymnaxState:
+    def from_timestep(cls, timestep: Any) -> GymnaxState:
         """Wraps a horizax `Timestep`, setting ``time`` to ``timestep.t``."""
         return cls(time=timestep.t, timestep=timestep)  # pyright: ignore[reportArgumentType]  gymnax types EnvState.time as int: an Array under jit, in gymnax too
 
@@ -125,7 +124,9 @@ class ToGymnax(gymnax_environment.Environment):
 
     def __init__(self, env: Any) -> None:
         self._source = env
-        if isinstance(env, Environment):
+        # An environment with its own Timestep API (the gridworld's, navix's) is wrapped as
+        # it is, keeping its observation array; any other goes through its protocol view.
+        if isinstance(env, TimestepEnv):
             self._env: Any = env
         else:
             try:
@@ -138,7 +139,7 @@ class ToGymnax(gymnax_environment.Environment):
             self._env = FunctionalTimestepEnv(fenv)
 
     @classmethod
-    def wrap(cls, env: Environment) -> tuple[ToGymnax, EnvParams]:
+    def wrap(cls, env: Any) -> tuple[ToGymnax, EnvParams]:
         """Builds the wrapper and its params in one call.
 
         Args:
