@@ -229,3 +229,45 @@ def test_batched_functions_equal_the_single_ones_env_by_env():
         np.testing.assert_array_equal(next_keys[i], key)
         again = restart_where(fenv, single, key, mask[i])
         assert_trees_equal(jax.tree.map(lambda x, i=i: x[i], restarted), again, f"restart {i}")
+
+
+class _PlainView:
+    """A staged family's protocol view without its stages: the engine's plain path."""
+
+    def __init__(self, fenv):
+        self.fenv = fenv
+        self.observation_space = fenv.observation_space
+        self.action_space = fenv.action_space
+        self.max_steps = fenv.max_steps
+        self.env_id = fenv.env_id
+
+    def reset(self, key):
+        return self.fenv.reset(key)
+
+    def step(self, key, state, action):
+        return self.fenv.step(key, state, action)
+
+
+@pytest.mark.parametrize("env_id", ["MiniGrid-Dynamic-Obstacles-5x5-v0", "MiniGrid-MemoryS7-v0"])
+def test_staged_next_step_equals_the_plain_path_batched(env_id):
+    """Selecting before observing (the staged path) changes no state, step or key, under
+    `vmap` with the sparse reset (and with Memory's plain select, ``autoreset_rounds=False``)."""
+    from horizax.core import episode as engine
+    from horizax.core.staged import is_staged
+
+    staged = horizax.make(env_id, max_steps=5).as_functional()
+    plain = _PlainView(staged)
+    assert is_staged(staged) and not is_staged(plain)
+    actions = jax.random.randint(KEY, (24, 8), 0, staged.action_space.n)
+
+    def run(fenv):
+        def body(episodes, action):
+            episodes, step, _ = engine.step_episodes(fenv, NEXT, episodes, action)
+            return episodes, (episodes, step)
+
+        episodes, _ = engine.start_episodes(fenv, jax.random.split(KEY, 8))
+        return jax.jit(lambda e: jax.lax.scan(body, e, actions))(episodes)[1]
+
+    ran = run(staged)
+    assert_trees_equal(ran, run(plain), "staged and plain NEXT_STEP differ")
+    assert int(np.asarray(ran[0].done).sum()) >= 8, "episodes must end (and reset) in the run"

@@ -102,3 +102,20 @@ def test_without_rounds_every_layout_is_drawn_and_selected():
     )(jnp.zeros(batch, bool), jax.random.split(jax.random.PRNGKey(0), batch), blank_state(batch))
     text = str(jaxpr)
     assert "u32[64,3]" in text and "while" not in text
+
+
+@pytest.mark.parametrize("rounds", [True, False])
+def test_a_pytree_key_is_gathered_row_by_row(rounds):
+    """``key`` may be any pytree (the engine passes a family rule's inputs): each reset
+    environment draws from its own rows of every leaf."""
+    batch = 40
+    keys = jax.random.split(jax.random.PRNGKey(3), batch)
+    offsets = jnp.arange(batch, dtype=jnp.uint32) * 1000
+    done = jnp.arange(batch) % 3 == 0
+    draw = lambda pair: initial_state(jax.random.fold_in(pair[0], pair[1]))  # noqa: E731
+    out = jax.jit(jax.vmap(lambda d, k, o, s: reset_where(draw, d, (k, o), s, rounds=rounds)))(
+        done, keys, offsets, blank_state(batch)
+    )
+    expected = reference(done, jax.vmap(jax.random.fold_in)(keys, offsets), blank_state(batch))
+    for name in out:
+        np.testing.assert_array_equal(np.asarray(out[name]), np.asarray(expected[name]), name)

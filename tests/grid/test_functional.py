@@ -30,7 +30,7 @@ def test_time_limit_truncates_and_does_not_autoreset():
     flags = []
     for _ in range(4):
         state, step = fenv.step(key, state, jnp.int32(C.LEFT))
-        flags.append((bool(step.terminated), bool(step.truncated), int(state.t)))
+        flags.append((bool(step.terminated), bool(step.truncated), int(state.step_count)))
     assert flags[:3] == [(False, False, 1), (False, False, 2), (False, True, 3)]
     # No autoreset: the episode goes on counting (adapters decide when to reset).
     assert flags[3][2] == 4

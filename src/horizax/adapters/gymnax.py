@@ -1,9 +1,10 @@
 """Gymnax adapter: a horizax environment behind the ``gymnax.environments.Environment`` API.
 
-Gridworlds are wrapped directly (navix's `ToGymnax` API); any other family with a
-core-protocol view (the Maze) goes through `horizax.adapters.functional_timestep`, which
-gives it the same `Timestep` accessors and the same autoreset rule, so everything below
-holds for both.
+Gridworlds are wrapped directly (navix's `ToGymnax` API, whose observation is the image
+array); any other family with a core-protocol view (the Maze) goes through
+`horizax.adapters.functional_timestep`, which gives it the same `Timestep` accessors. Both
+step through the episode engine's NEXT_STEP (`horizax.core.episode`: the gridworld's
+`Environment.step` is a facade over it), so everything below holds for both.
 
 Code written against gymnax (``(obs, state)`` from ``reset``, ``(obs, state, reward, done,
 info)`` from ``step``, an explicit ``params``) runs on a horizax environment after wrapping it::
@@ -19,10 +20,10 @@ into gymnax's single boolean, so ``info`` carries them apart: ``info["terminated
 learner can bootstrap from the observation of a truncated step. The `StepType` is still in
 ``state.timestep.step_type``.
 
-Autoreset follows horizax's rules (`horizax.grid.environment.Environment.step`), not
-gymnax's: the step that ends an episode returns that episode's last observation with
-``done=True``; the next ``step`` ignores its action and returns the first observation of a
-new episode (reward 0, ``done=False``), drawn from the key carried in the state. For that
+Autoreset follows horizax's rules (the engine's NEXT_STEP), not gymnax's: the step that
+ends an episode returns that episode's last observation with ``done=True``; the next
+``step`` ignores its action and returns the first observation of a new episode (reward 0,
+``done=False``), drawn from the key carried in the state. For that
 reason `ToGymnax` overrides ``reset`` and ``step`` themselves: gymnax's base ``step`` calls
 ``step_env`` and then replaces a finished state by a fresh ``reset_env`` one in the same
 call, which would drop the last observation. Consequences for gymnax tooling: the ``key``

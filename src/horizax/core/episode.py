@@ -14,9 +14,13 @@ Every adapter (Gymnasium, dm_env, TorchRL, gymnax) drives a family's protocol vi
   episodes through the native API and every adapter;
 * **the step counter** ``Episode.t`` and the step keys handed to the protocol (`step_key`);
 * **the three autoreset modes** (`AutoresetMode`: NEXT_STEP, SAME_STEP with the final
-  observation kept, DISABLED), built on the sparse batched reset
-  (`horizax.core.sparse_reset.reset_where`): under `vmap` only the environments that reset
-  draw a new initial state.
+  observation kept, DISABLED), all resetting through one rule, `restart_finished`: the
+  family's key schedule on the sparse batched reset (`horizax.core.sparse_reset.reset_where`),
+  so under `vmap` only the environments that reset draw a new initial state;
+* **select, then observe once**: a family that splits its step into stages (`StagedEnv`:
+  ``initial_state``, ``transition``, ``observe``) is stepped by `staged_next_step` in
+  NEXT_STEP, which picks the next state before observing it. The gridworld's documented
+  `Environment.step` and the Maze's `AutoReset` are facades over these same functions.
 
 Truncation itself is the family's: each protocol view reports ``terminated`` and
 ``truncated`` (termination wins), since the gridworld and the Maze count their steps in their
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -35,7 +39,9 @@ import numpy as np
 from jax import Array
 
 from horizax.core import episode_keys
+from horizax.core.protocol import Step, make_step
 from horizax.core.sparse_reset import reset_where
+from horizax.core.staged import StagedEnv, is_staged
 from horizax.core.struct import pytree_dataclass
 
 __all__ = [
@@ -47,9 +53,11 @@ __all__ = [
     "next_episode_key",
     "next_episode_keys",
     "restart_episodes_where",
+    "restart_finished",
     "restart_where",
     "seed_key",
     "seed_keys",
+    "staged_next_step",
     "start_episode",
     "start_episodes",
     "step_episode",
@@ -58,6 +66,7 @@ __all__ = [
 ]
 
 _U32 = 0xFFFFFFFF
+S = TypeVar("S")
 
 
 class AutoresetMode(enum.Enum):
@@ -165,6 +174,75 @@ def next_episode_key(fenv: Any, episode: Episode) -> Array:
     return rule(episode.key, episode.state)
 
 
+def restart_finished(
+    fenv: Any,
+    draw: Callable[[Array], S],
+    done: Array,
+    key: Array,
+    state: Any,
+    keep: S,
+    *,
+    rounds: bool | None = None,
+) -> S:
+    """The one autoreset rule: ``draw(next key)`` where ``done``, else ``keep``.
+
+    The next key is the family's (`next_episode_key` of ``key`` and ``state``, the episode
+    that just ended). Under `vmap` only the finished environments draw
+    (`horizax.core.sparse_reset.reset_where`), and the next key is derived inside the draw,
+    so it is computed for those environments only.
+
+    Args:
+        fenv: the family (its ``next_episode_key`` rule and ``autoreset_rounds`` setting,
+            both optional, are read).
+        draw: ``key -> pytree shaped like keep``: the new episode's first state (and
+            whatever goes with it, e.g. its first `Step`).
+        done: bool[], whether this environment starts a new episode.
+        key: the key the ending episode was drawn from.
+        state: the ending episode's state (a family rule may read it).
+        keep: what to return where not ``done``.
+        rounds: draw in rounds under `vmap` (default: ``fenv.autoreset_rounds``, else True;
+            see `reset_where`). The results are the same either way.
+    """
+    if rounds is None:
+        rounds = bool(getattr(fenv, "autoreset_rounds", True))
+    rule = getattr(fenv, "next_episode_key", None)
+    if rule is None:
+        return reset_where(
+            lambda k: draw(episode_keys.next_episode_key(k)), done, key, keep, rounds=rounds
+        )
+    return reset_where(lambda ks: draw(rule(*ks)), done, (key, state), keep, rounds=rounds)
+
+
+def staged_next_step(
+    fenv: StagedEnv, done: Array, key: Array, state: Any, action: Array, step_key: Array
+) -> tuple[Any, Step]:
+    """NEXT_STEP for one environment of a staged family, observing once.
+
+    Args:
+        fenv: a `StagedEnv`.
+        done: bool[], the previous step ended the episode: ignore ``action`` and start the
+            next episode (`restart_finished`) with reward 0 and both flags False.
+        key: the key the current episode was drawn from.
+        state: the current state.
+        action: the action (ignored where ``done``).
+        step_key: the key handed to ``transition``.
+
+    Returns:
+        ``(state, step)``.
+    """
+    stepped, reward, terminated, truncated = fenv.transition(step_key, state, action)
+    state = restart_finished(fenv, fenv.initial_state, done, key, state, stepped)
+    observation, info = fenv.observe(state)
+    step = make_step(
+        observation,
+        jnp.where(done, jnp.float32(0.0), reward),
+        jnp.asarray(terminated, jnp.bool_) & ~done,
+        jnp.asarray(truncated, jnp.bool_) & ~done,
+        info,
+    )
+    return state, step
+
+
 _STEP_SALT = 0x27D4EB2F  # separates step keys from the layout and dynamics streams
 
 
@@ -235,32 +313,39 @@ def step_episode(
         TypeError: if the environment's reset and step return different pytrees.
     """
     mode = as_mode(mode)
-    stepped = fenv.step(step_key(episode.key, episode.t), episode.state, action)
+    key_t = step_key(episode.key, episode.t)
     t = episode.t + 1
+    if mode is AutoresetMode.NEXT_STEP and is_staged(fenv):
+        reset = episode.done
+        state, step = staged_next_step(fenv, reset, episode.key, episode.state, action, key_t)
+        return _advance(fenv, episode, state, t, reset, done=step.done), step, None
+    stepped = fenv.step(key_t, episode.state, action)
     if mode is AutoresetMode.DISABLED:
         state, step = stepped
         return Episode(state=state, key=episode.key, t=t, done=step.done), step, None
-    next_key = next_episode_key(fenv, episode)
-    _check_same_structure(fenv, next_key, stepped)
+    _check_same_structure(fenv, episode.key, stepped)
     if mode is AutoresetMode.NEXT_STEP:
         reset = episode.done
-        state, step = reset_where(fenv.reset, reset, next_key, stepped)
-        done = step.done  # False where reset: a first step never ends an episode
-    else:  # SAME_STEP
-        reset = stepped[1].done
-        state, first = reset_where(fenv.reset, reset, next_key, stepped)
-        step = stepped[1].replace(observation=first.observation, info=first.info)
-        done = jnp.bool_(False)
-    episode = Episode(
+        state, step = restart_finished(fenv, fenv.reset, reset, episode.key, episode.state, stepped)
+        # A first step never ends an episode, so `done` is False where reset.
+        return _advance(fenv, episode, state, t, reset, done=step.done), step, None
+    reset = stepped[1].done  # SAME_STEP
+    state, first = restart_finished(fenv, fenv.reset, reset, episode.key, episode.state, stepped)
+    step = stepped[1].replace(observation=first.observation, info=first.info)
+    final = Final(observation=stepped[1].observation, info=stepped[1].info, mask=reset)
+    return _advance(fenv, episode, state, t, reset, done=jnp.bool_(False)), step, final
+
+
+def _advance(
+    fenv: Any, episode: Episode, state: Any, t: Array, reset: Array, done: Array
+) -> Episode:
+    """The bookkeeping after a step: where ``reset``, the next episode's key and t 0."""
+    return Episode(
         state=state,
-        key=jnp.where(reset, next_key, episode.key),
+        key=jnp.where(reset, next_episode_key(fenv, episode), episode.key),
         t=jnp.where(reset, jnp.int32(0), t),
         done=done,
     )
-    if mode is AutoresetMode.SAME_STEP:
-        final = Final(observation=stepped[1].observation, info=stepped[1].info, mask=reset)
-        return episode, step, final
-    return episode, step, None
 
 
 def restart_where(fenv: Any, episode: Episode, key: Array, mask: Array) -> tuple[Episode, Any]:

@@ -60,14 +60,15 @@ def _place(old: Array, new: Array, index: Array, slot: Array, taken: Array) -> A
 
 
 def reset_where(
-    initial_state: Callable[[Array], S], done: Array, key: Array, state: S, *, rounds: bool = True
+    initial_state: Callable[[Any], S], done: Array, key: Any, state: S, *, rounds: bool = True
 ) -> S:
     """``initial_state(key)`` where ``done``, else ``state`` (per environment).
 
     Args:
         initial_state: ``key -> state``, pure; called on a subset of keys under `vmap`.
         done: bool[], whether this environment starts a new episode.
-        key: the PRNG key of the new episode.
+        key: the PRNG key of the new episode, or any pytree of arrays ``initial_state``
+            takes (under `vmap` only the rows of the environments that reset are gathered).
         state: the state to keep when not done (a pytree of arrays).
         rounds: under `vmap`, draw layouts only for the done environments, in rounds (see
             the module docstring); False draws one for every environment and selects.
@@ -82,16 +83,16 @@ def reset_where(
         return jax.lax.cond(done, lambda: initial_state(key), lambda: state)
 
     @custom_vmap
-    def select(done: Array, key: Array, state: S) -> S:
+    def select(done: Array, key: Any, state: S) -> S:
         return jax.lax.cond(done, lambda: initial_state(key), lambda: state)
 
     @select.def_vmap
     def select_batched(
-        axis_size: int, in_batched: list[Any], done: Array, key: Array, state: S
+        axis_size: int, in_batched: list[Any], done: Array, key: Any, state: S
     ) -> tuple[S, Any]:
         done_batched, key_batched, state_batched = in_batched
         done = _broadcast(done, done_batched, axis_size)
-        key = _broadcast(key, key_batched, axis_size)
+        key = jax.tree.map(lambda k, b: _broadcast(k, b, axis_size), key, key_batched)
         state = jax.tree.map(lambda x, b: _broadcast(x, b, axis_size), state, state_batched)
         size = min(axis_size, max(1, axis_size // ROUND_FRACTION))
         # Earlier environments rank higher; f32 is exact for any batch below 2**24.
@@ -103,7 +104,8 @@ def reset_where(
             # avoids `jnp.nonzero`'s cumsum over the whole batch.
             rank, index = jax.lax.top_k(jnp.where(waiting, priority, 0.0), size)
             index = jnp.where(rank > 0, index, axis_size)  # out of range: writes dropped
-            fresh = jax.vmap(initial_state)(key[jnp.minimum(index, axis_size - 1)])
+            rows = jnp.minimum(index, axis_size - 1)
+            fresh = jax.vmap(initial_state)(jax.tree.map(lambda k: k[rows], key))
             # slot[b]: which of this round's layouts environment b takes (-1: none).
             slot = jnp.full(axis_size, -1, jnp.int32)
             slot = slot.at[index].set(jnp.arange(size, dtype=jnp.int32), mode="drop")

@@ -7,8 +7,11 @@ Episode boundary: ``step_type`` is TERMINATION when ``termination_fn`` fires, TR
 ``t >= max_steps`` (and it did not), TRANSITION otherwise. With autoreset on (the default),
 stepping a timestep that ended an episode ignores the action and returns the first timestep
 of a new episode, so the last observation of every episode is seen once, in the timestep that
-ended it. Keys (`horizax.core.episode_keys`): the episode's key is the key the layout was
-drawn from and stays in ``state.key``; the next episode's key is the next stream of it.
+ended it. That is the episode engine's NEXT_STEP (`horizax.core.episode.staged_next_step`),
+which `Environment.step` calls with the environment's stages (`initial_state`,
+`transition`, `observe`): the rule, key schedule and sparse batched reset of every adapter.
+Keys (`horizax.core.episode_keys`): the episode's key is the key the layout was drawn from
+and stays in ``state.key``; the next episode's key is the next stream of it.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core import episode as engine
 from horizax.core import episode_keys
-from horizax.core.protocol import Step, make_step
+from horizax.core.protocol import Step
 from horizax.core.spaces import Box, Dict, Discrete, check_action
-from horizax.core.sparse_reset import reset_where
+from horizax.core.staged import staged_reset, staged_step
 from horizax.core.step_type import StepType, check_truncation
 from horizax.core.struct import field, pytree_dataclass
 from horizax.grid import constants as C
@@ -84,19 +88,6 @@ class Timestep:
     def is_start(self) -> Array:
         """bool[]: the first timestep of an episode."""
         return self.state.step_count == 0
-
-
-# Set by `_initial_state`, not by the layout; every other `State` field is the layout's.
-_EPISODE_FIELDS = frozenset({"key", "step_count", "max_steps"})
-
-
-def _layout_fields(state: State) -> dict[str, Array]:
-    """The `State` fields a layout function draws (all but the key, step count and limit)."""
-    return {
-        f.name: getattr(state, f.name)
-        for f in dataclasses.fields(state)
-        if f.name not in _EPISODE_FIELDS
-    }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,29 +199,23 @@ class Environment:
             return self.observation_space_override
         return observations.observation_space(self.observation_fn, self.width, self.height)
 
-    def _initial_state(self, key: Array) -> State:
+    # --- the stages the episode engine drives (`horizax.core.episode.StagedEnv`) ---------------
+
+    def initial_state(self, key: Array) -> State:
+        """The first `State` of the episode drawn from ``key`` (the layout, step count 0)."""
         return self.layout_fn(key).replace(
             key=key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
         )
 
-    def reset(self, key: Array) -> Timestep:
-        """First timestep of an episode drawn from ``key``.
+    def transition(
+        self, key: Array | None, state: State, action: Array
+    ) -> tuple[State, Array, Array, Array]:
+        """``(state, reward, terminated, truncated)`` after ``action``; nothing observed.
 
-        Args:
-            key: a PRNG key (``jax.random.PRNGKey`` or ``jax.random.key``).
+        ``key`` is unused: the gridworld's randomness lives in its state.
         """
-        state = self._initial_state(key)
-        return Timestep(
-            observation=self.observation_fn(state),
-            action=jnp.int32(-1),
-            reward=jnp.float32(0.0),
-            step_type=jnp.int32(StepType.TRANSITION),
-            state=state,
-            info={},
-        )
-
-    def _transition(self, prev_state: State, action: Array) -> tuple[State, Array, Array]:
-        """``(state, reward, step_type)`` after ``action``; no observation yet."""
+        del key
+        prev_state = state
         valid = (action >= 0) & (action < self.num_actions)
         fallback = C.DONE if self.invalid_action is None else self.invalid_action
         if self.action_map is not None:
@@ -251,14 +236,44 @@ class Environment:
             )
             state = self.dynamics_fn(state, effective, dynamics_key)
         state = apply_action(state, effective)
-        state = state.replace(step_count=prev_state.step_count + 1)
+        # The limit is configuration: a constant here lets XLA fold it into the rewards that
+        # read it, whatever the batched reset did to the carried field.
+        state = state.replace(
+            step_count=prev_state.step_count + 1, max_steps=jnp.int32(self.max_steps)
+        )
         terminated = jnp.asarray(self.termination_fn(prev_state, effective, state), jnp.bool_)
-        truncated = state.step_count >= self.max_steps
+        truncated = (state.step_count >= self.max_steps) & ~terminated
         reward = jnp.asarray(self.reward_fn(prev_state, effective, state), jnp.float32)
-        return state, reward, check_truncation(terminated, truncated)
+        return state, reward, terminated, truncated
+
+    def observe(self, state: State) -> tuple[Array, dict[str, Any]]:
+        """``(observation_fn(state), {})``."""
+        return self.observation_fn(state), {}
+
+    # --- the documented Timestep API -------------------------------------------------------
+
+    def reset(self, key: Array) -> Timestep:
+        """First timestep of an episode drawn from ``key``.
+
+        Args:
+            key: a PRNG key (``jax.random.PRNGKey`` or ``jax.random.key``).
+        """
+        state = self.initial_state(key)
+        return Timestep(
+            observation=self.observation_fn(state),
+            action=jnp.int32(-1),
+            reward=jnp.float32(0.0),
+            step_type=jnp.int32(StepType.TRANSITION),
+            state=state,
+            info={},
+        )
 
     def step(self, timestep: Timestep, action: Array) -> Timestep:
         """Advances one step (or starts a new episode after a finished one, see module doc).
+
+        With autoreset on this is the episode engine's NEXT_STEP
+        (`horizax.core.episode.staged_next_step`): the same rule, key schedule and sparse
+        batched reset every adapter uses.
 
         Args:
             timestep: the current timestep.
@@ -269,41 +284,20 @@ class Environment:
         """
         action = check_action(action, self.num_actions)
         if self.autoreset:
-            # Select the next state first and observe once (the observation is the costly part
-            # of a step). `reset_where` draws new layouts only for the environments that need
-            # one when vmapped, instead of for all of them at every step.
             done = timestep.is_done()
-            state, reward, step_type = self._transition(timestep.state, action)
-            next_key = episode_keys.next_episode_key(timestep.state.key)
-            # Only the fields a layout draws go through `reset_where`; the episode's key and
-            # step count are plain selects that fuse with the rest of the step, and the limit
-            # never changes (three fewer scatters per autoreset round in the compiled step).
-            # The layouts' keys are derived inside the draw from the current episode's keys,
-            # so the next keys of the whole batch are not materialised for it (one kernel less).
-            drawn = reset_where(
-                lambda key: _layout_fields(self.layout_fn(episode_keys.next_episode_key(key))),
-                done,
-                timestep.state.key,
-                _layout_fields(state),
-                rounds=self.autoreset_rounds,
+            state, step = engine.staged_next_step(
+                self, done, timestep.state.key, timestep.state, action, timestep.state.key
             )
-            state = state.replace(
-                **drawn,
-                key=jnp.where(done, next_key, state.key),
-                step_count=jnp.where(done, 0, state.step_count),
-            )
-            reward = jnp.where(done, jnp.float32(0.0), reward)
-            step_type = jnp.where(done, jnp.int32(StepType.TRANSITION), step_type)
             action = jnp.where(done, jnp.int32(-1), action)
         else:
-            state, reward, step_type = self._transition(timestep.state, action)
+            state, step = staged_step(self, timestep.state.key, timestep.state, action)
         return Timestep(
-            observation=self.observation_fn(state),
+            observation=step.observation,
             action=action,
-            reward=reward,
-            step_type=step_type,
+            reward=step.reward,
+            step_type=check_truncation(step.terminated, step.truncated),
             state=state,
-            info={},
+            info=step.info,
         )
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
@@ -315,25 +309,22 @@ class Environment:
 
 
 # --- the protocol view ------------------------------------------------------------------------
-# The gridworld behind `horizax.core.protocol`: `GridFunctional` wraps an `Environment` with
-# autoreset off (its state is the gridworld's own `Timestep`; the episode engine decides when
-# to reset), and offers MiniGrid's user-facing dict observation, so every adapter shows what
-# MiniGrid users expect without knowing the gridworld: ``image`` (the environment's
-# ``observation_fn``), ``direction`` (`Discrete` 4) and ``mission`` (a core `Text` space:
-# i32[10] inside `jit`, MiniGrid's string once an adapter decodes it).
-
-
-def _observation(timestep: Timestep) -> dict[str, Array]:
-    state = timestep.state
-    return {"image": timestep.observation, "direction": state.agent_dir, "mission": state.mission}
+# The gridworld behind `horizax.core.protocol`: `GridFunctional` is an `Environment`'s stages
+# (its state is the gridworld's `State`; the episode engine decides when to reset), observed
+# as MiniGrid's user-facing dict, so every adapter shows what MiniGrid users expect without
+# knowing the gridworld: ``image`` (the environment's ``observation_fn``), ``direction``
+# (`Discrete` 4) and ``mission`` (a core `Text` space: i32[10] inside `jit`, MiniGrid's string
+# once an adapter decodes it).
 
 
 @dataclasses.dataclass(frozen=True)
 class GridFunctional:
-    """A gridworld `Environment` as a `horizax.core.protocol.FunctionalEnv`.
+    """A gridworld `Environment` as a `horizax.core.protocol.FunctionalEnv` (and a
+    `horizax.core.episode.StagedEnv`, so the engine observes once per step).
 
     Attributes:
-        env: the wrapped environment; its ``autoreset`` setting is ignored (always off here).
+        env: the wrapped environment; its ``autoreset`` setting is ignored (the engine's
+            autoreset mode decides).
     """
 
     env: Environment
@@ -369,26 +360,37 @@ class GridFunctional:
         """The registered id ("" if built by hand)."""
         return self.env.env_id
 
-    def reset(self, key: Array) -> tuple[Timestep, Step]:
-        """First `Timestep` of an episode drawn from ``key`` and its `Step`."""
-        timestep = self.env.reset(key)
-        return timestep, make_step(_observation(timestep))
+    @property
+    def autoreset_rounds(self) -> bool:
+        """Whether the engine draws new layouts in rounds under `vmap` (the environment's)."""
+        return self.env.autoreset_rounds
 
-    def step(self, key: Array, state: Timestep, action: Array) -> tuple[Timestep, Step]:
-        """One step; ``key`` is unused (the gridworld's randomness lives in its state)."""
-        del key
-        timestep = self.env.step(state, action)
-        step = make_step(
-            _observation(timestep),
-            timestep.reward,
-            timestep.is_termination(),
-            timestep.is_truncation(),
-        )
-        return timestep, step
+    def initial_state(self, key: Array) -> State:
+        """The first `State` of the episode drawn from ``key``."""
+        return self.env.initial_state(key)
 
-    def render(self, state: Timestep, tile_size: int = 32) -> np.ndarray:
-        """u8[H*T, W*T, 3] frame of the full grid of one unbatched `Timestep`."""
-        return render_image(state.state, tile_size)
+    def transition(
+        self, key: Array, state: State, action: Array
+    ) -> tuple[State, Array, Array, Array]:
+        """The environment's transition (``key`` unused: the randomness lives in ``state``)."""
+        return self.env.transition(key, state, check_action(action, self.env.num_actions))
+
+    def observe(self, state: State) -> tuple[dict[str, Array], dict[str, Any]]:
+        """MiniGrid's dict observation of ``state`` and an empty info."""
+        image = self.env.observation_fn(state)
+        return {"image": image, "direction": state.agent_dir, "mission": state.mission}, {}
+
+    def reset(self, key: Array) -> tuple[State, Step]:
+        """First `State` of an episode drawn from ``key`` and its `Step`."""
+        return staged_reset(self, key)
+
+    def step(self, key: Array, state: State, action: Array) -> tuple[State, Step]:
+        """One step of the episode in ``state`` (no autoreset: the engine decides)."""
+        return staged_step(self, key, state, action)
+
+    def render(self, state: State, tile_size: int = 32) -> np.ndarray:
+        """u8[H*T, W*T, 3] frame of the full grid of one unbatched `State`."""
+        return render_image(state, tile_size)
 
     def replace(self, **changes: Any) -> GridFunctional:
         """A view of the environment with some configuration changed."""

@@ -1,15 +1,16 @@
 """Autoreset for the Maze's own API, single and vmapped (jumanji's wrappers, cheaper).
 
-On a LAST step the returned state is a new episode, drawn from
-`horizax.maze.environment.next_episode_key` (``split(state.key)[0]``, as jumanji's
+On a LAST step the returned state is a new episode, drawn by the episode engine's autoreset
+rule (`horizax.core.episode.restart_finished`) from the Maze's next-episode key
+(`horizax.maze.environment.next_episode_key`: ``split(state.key)[0]``, as jumanji's
 `AutoResetWrapper` draws it, and as every other horizax path does); the returned `TimeStep`
 keeps the LAST step type, reward and discount of the transition, carries the new episode's
 first observation, and keeps the transition's own (terminal) observation in
 ``extras["next_obs"]`` -- on every step, so the pytree structure is fixed and the terminal
 observation of a truncated episode is never lost.
 
-`VmapAutoReset` runs a batch. The reset goes through `horizax.core.sparse_reset.reset_where`:
-under `vmap` only the environments that just finished draw a maze, where jumanji's
+`VmapAutoReset` runs a batch. The engine's rule is the sparse batched reset: under `vmap`
+only the environments that just finished draw a maze, where jumanji's
 `VmapAutoResetWrapper` (a `lax.cond` under `vmap`, i.e. a select) draws a maze for every
 environment on every step and keeps most of them unused.
 """
@@ -24,8 +25,8 @@ import jax.core
 import numpy as np
 from jax import Array
 
-from horizax.core.sparse_reset import reset_where
-from horizax.maze.environment import Maze, next_episode_key, observe
+from horizax.core import episode as engine
+from horizax.maze.environment import Maze, observe
 from horizax.maze.types import State, TimeStep
 
 __all__ = ["AutoReset", "VmapAutoReset"]
@@ -52,8 +53,8 @@ class AutoReset:
         """The wrapped `Maze`."""
         return self.env
 
-    def _next_episode(self, state_key: Array) -> State:
-        return self.env.reset(next_episode_key(state_key))[0]
+    def _first_state(self, key: Array) -> State:
+        return self.env.reset(key)[0]
 
     def reset(self, key: Array) -> tuple[State, TimeStep]:
         """`Maze.reset`, with ``extras["next_obs"]`` set to the first observation."""
@@ -73,7 +74,9 @@ class AutoReset:
             observation (the terminal one on a LAST step).
         """
         state, timestep = self.env.step(state, action)
-        state = reset_where(self._next_episode, timestep.last(), state.key, state)
+        state = engine.restart_finished(
+            self.env.as_functional(), self._first_state, timestep.last(), state.key, state, state
+        )
         extras = {**timestep.extras, "next_obs": timestep.observation}
         return state, timestep.replace(observation=observe(state), extras=extras)
 
