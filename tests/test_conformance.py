@@ -1,14 +1,164 @@
-"""`check_env` on every registered id: jit, vmap, scan, one trace, determinism, spaces."""
+"""Conformance of every registered id: jit, vmap, scan, one trace, determinism, spaces.
+
+Every id gets `check_rollouts` (jit and scan, same key same rollout, spaces, rewards, the
+episode boundary, autoreset), the checks whose outcome depends on its constants. The rest of
+`check_env` (a vmapped batch equals the per-environment rollouts, one trace per jitted
+function, ``disable_autoreset``) is decided by the code alone, so the full `check_env` runs
+on one id of each family: the ids whose environments run the same functions and differ only
+in numeric constants (sizes, time limits, counts), as `_family` reads them off the built
+environments. Ids of the same registration module in different families (Unlock and
+UnlockPickup terminate differently; Memory's fixed-length ids turn off `autoreset_rounds`)
+each get their own full check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Hashable
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 import horizax
+from horizax.grid import observations
+from horizax.grid import registry as grid_registry
+from horizax.maze import registration as maze_registration
 from horizax.testing import check_env
+from horizax.testing.conformance import check_rollouts
 
 
-@pytest.mark.parametrize("env_id", horizax.registered_ids())
+def _code(obj: Any, depth: int = 0) -> Hashable:
+    """What of ``obj`` decides which program it traces: functions, bools, None; not numbers.
+
+    A function is named by module and qualified name (one ``def``: one code object) together
+    with what its closure cells and default arguments hold; containers and dataclasses by
+    their items. Numbers, strings and arrays (sizes, counts, encodings) are left out: they
+    are the constants that ids of one family differ in. Bools and None are kept, as they
+    usually switch code paths (a random start, MiniGrid v0 versus v1, no dynamics).
+    """
+    if depth > 12:
+        return "..."
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, functools.partial):
+        return ("partial", _code(obj.func, depth + 1), _code(obj.args, depth + 1))
+    wrapped = getattr(obj, "__wrapped__", None)  # jax.jit, functools.wraps
+    if wrapped is not None:
+        return ("wrapped", _code(wrapped, depth + 1))
+    if isinstance(obj, tuple | list):
+        return tuple(_code(item, depth + 1) for item in obj)
+    if isinstance(obj, dict):
+        return tuple((key, _code(value, depth + 1)) for key, value in sorted(obj.items()))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        fields = dataclasses.fields(obj)
+        return (_type(obj), *((f.name, _code(getattr(obj, f.name), depth + 1)) for f in fields))
+    if getattr(obj, "__code__", None) is not None:
+        cells = tuple(_code(cell.cell_contents, depth + 1) for cell in obj.__closure__ or ())
+        defaults = _code(obj.__defaults__ or (), depth + 1)
+        return (obj.__module__, obj.__qualname__, cells, defaults)
+    if callable(obj) and not isinstance(obj, type):
+        return _type(obj)
+    return type(obj).__name__ if not isinstance(obj, int | float | str) else "constant"
+
+
+def _type(obj: Any) -> str:
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+def _family(env_id: str) -> Hashable:
+    """The family of ``env_id``: the code its environment runs, constants left out."""
+    env = horizax.make(env_id)
+    return (_type(env), _code(env))
+
+
+def _families() -> dict[Hashable, list[str]]:
+    out: dict[Hashable, list[str]] = {}
+    for env_id in horizax.registered_ids():
+        out.setdefault(_family(env_id), []).append(env_id)
+    return out
+
+
+FAMILIES = _families()
+# The first id of each family (sorted order) gets the full `check_env`.
+FULLY_CHECKED = sorted(ids[0] for ids in FAMILIES.values())
+ROLLOUTS_ONLY = sorted(set(horizax.registered_ids()) - set(FULLY_CHECKED))
+
+
+def _registration_module(env_id: str) -> ModuleType:
+    """The module whose ``ENVIRONMENTS`` registers ``env_id``."""
+    modules = (*grid_registry.FAMILY_MODULES, maze_registration)
+    owners = [m for m in modules if env_id in getattr(m, "ENVIRONMENTS", {})]
+    assert len(owners) == 1, f"{env_id} is registered by {owners}"
+    return owners[0]
+
+
+@pytest.mark.parametrize("env_id", FULLY_CHECKED)
 def test_check_env(env_id):
     check_env(horizax.make(env_id))
+
+
+@pytest.mark.parametrize("env_id", ROLLOUTS_ONLY)
+def test_check_rollouts(env_id):
+    check_rollouts(horizax.make(env_id))
+
+
+def test_every_family_gets_the_full_check():
+    ids = horizax.registered_ids()
+    assert sorted(FULLY_CHECKED + ROLLOUTS_ONLY) == ids, "an id is checked twice or never"
+    # Independently of `_family`: every registration module and every module defining a
+    # layout function has a fully checked id.
+    modules = {_registration_module(env_id).__name__ for env_id in ids}
+    assert modules == {_registration_module(env_id).__name__ for env_id in FULLY_CHECKED}
+    layouts = {getattr(horizax.make(i), "layout_fn", None) for i in ids}
+    layout_modules = {getattr(fn, "__module__", None) for fn in layouts}
+    checked = {
+        getattr(getattr(horizax.make(i), "layout_fn", None), "__module__", None)
+        for i in FULLY_CHECKED
+    }
+    assert layout_modules == checked
+    # A family never spans two registration modules, and each family has a full check.
+    for family, members in FAMILIES.items():
+        assert len({_registration_module(i) for i in members}) == 1, members
+        assert {_family(i) for i in FULLY_CHECKED if i in members} == {family}
+
+
+def test_families_group_by_code_not_constants():
+    family = {env_id: _family(env_id) for env_id in horizax.registered_ids()}
+    # Sizes and time limits alone: one family.
+    sizes = [f"MiniGrid-DoorKey-{n}x{n}-v0" for n in (5, 6, 8, 16)]
+    assert len({family[i] for i in sizes}) == 1
+    # Other termination code, other bools (random start, v1, autoreset rounds): new families.
+    for a, b in [
+        ("MiniGrid-Unlock-v0", "MiniGrid-UnlockPickup-v0"),
+        ("MiniGrid-Empty-5x5-v0", "MiniGrid-Empty-Random-5x5-v0"),
+        ("MiniGrid-ObstructedMaze-2Q-v0", "MiniGrid-ObstructedMaze-2Q-v1"),
+        ("MiniGrid-MemoryS13-v0", "MiniGrid-MemoryS13Random-v0"),
+    ]:
+        assert family[a] != family[b], (a, b)
+    env = horizax.make("MiniGrid-DoorKey-5x5-v0")
+    changed = [
+        env.replace(termination_fn=lambda p, a, s: s.step_count > 3),
+        env.replace(autoreset_rounds=False),
+        env.replace(observation_fn=observations.symbolic),
+    ]
+    codes = {_code(e) for e in [env, *changed]}
+    assert len(codes) == 1 + len(changed), "a change of code kept the family"
+    assert _code(env.replace(max_steps=7)) == _code(env), "a constant changed the family"
+
+
+def test_check_rollouts_through_the_protocol_view():
+    # The Maze's family is a single id, fully checked; this runs `check_rollouts`' own
+    # protocol-view path (`check_functional_rollout`) once.
+    check_rollouts(horizax.make("Maze-v0"))
+
+
+def test_check_rollouts_catches_a_broken_environment():
+    env = horizax.make("MiniGrid-Empty-5x5-v0")
+    broken = env.replace(reward_fn=lambda p, a, s: s.step_count.astype("float32") * float("nan"))
+    with pytest.raises(AssertionError, match="non-finite reward"):
+        check_rollouts(broken)
 
 
 def test_check_env_catches_a_broken_environment():

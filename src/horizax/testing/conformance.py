@@ -15,6 +15,9 @@ or 2; ``t`` counts steps; autoreset starts a new episode on the step after one e
 ``disable_autoreset()`` keeps stepping the same episode. Any other environment is checked
 through its protocol view by `horizax.testing.functional_checks.check_functional`.
 
+`check_rollouts` runs only the checks that depend on an environment's constants, for a test
+suite that runs `check_env` on one environment per family of environments sharing code.
+
 Failures raise `AssertionError` with a message naming the broken property.
 """
 
@@ -27,10 +30,10 @@ import numpy as np
 from jax import Array
 
 from horizax.core.step_type import StepType
-from horizax.testing.functional_checks import check_functional
-from horizax.testing.harness import Driver, check_driver, rollout
+from horizax.testing.functional_checks import check_functional, check_functional_rollout
+from horizax.testing.harness import Driver, check_driver, check_rollout, rollout
 
-__all__ = ["check_env", "grid_driver"]
+__all__ = ["check_env", "check_rollouts", "grid_driver"]
 
 
 def grid_driver(env: Any) -> Driver:
@@ -80,9 +83,7 @@ def check_env(env: Any, *, key: Array | None = None, num_steps: int = 96, batch:
         check_functional(env, key=key, num_steps=num_steps, batch=batch)
         return
     key = jax.random.PRNGKey(0) if key is None else key
-    # A short time limit guarantees episode boundaries inside the rollout.
-    limit = max(2, min(env.max_steps, num_steps // 4))
-    short = env.replace(max_steps=limit)
+    short, limit = _short(env, num_steps)
     result = check_driver(grid_driver(short), key, num_steps, batch)
     _check_grid_episodes(result.first, result.outs)
 
@@ -92,3 +93,35 @@ def check_env(env: Any, *, key: Array | None = None, num_steps: int = 96, batch:
     np.testing.assert_array_equal(
         manual_t, np.arange(1, limit + 3), "disable_autoreset must not restart episodes"
     )
+
+
+def check_rollouts(env: Any, *, key: Array | None = None, num_steps: int = 96) -> None:
+    """The checks of `check_env` that depend on ``env``'s constants, not only on its code.
+
+    One jitted scan rollout from ``key``: ``reset`` and ``step`` work under `jax.jit` and
+    `jax.lax.scan`, the same key gives the same rollout, observations stay in their space,
+    rewards are finite f32, the episode boundaries hold (and, for a gridworld, step types,
+    ``t`` and autoreset). It leaves out the checks whose outcome is decided by the code alone
+    (a vmapped batch equals the per-environment rollouts, one trace per jitted function,
+    ``disable_autoreset``) and costs about a fifth of `check_env`: for a suite checking many
+    environments that share code and differ only in constants (sizes, time limits), with
+    `check_env` run on at least one environment of each such family. Check your own
+    environment with `check_env`.
+
+    Args:
+        env: as in `check_env`.
+        key: PRNG key (default ``PRNGKey(0)``).
+        num_steps: length of the scanned rollout.
+    """
+    if not callable(getattr(env, "disable_autoreset", None)):
+        check_functional_rollout(env, key=key, num_steps=num_steps)
+        return
+    key = jax.random.PRNGKey(0) if key is None else key
+    result = check_rollout(grid_driver(_short(env, num_steps)[0]), key, num_steps)
+    _check_grid_episodes(result.first, result.outs)
+
+
+def _short(env: Any, num_steps: int) -> tuple[Any, int]:
+    """``env`` with a time limit short enough that episodes end inside the rollout."""
+    limit = max(2, min(env.max_steps, num_steps // 4))
+    return env.replace(max_steps=limit), limit

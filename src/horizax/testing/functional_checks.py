@@ -20,9 +20,21 @@ import jax.numpy as jnp
 from jax import Array
 
 from horizax.core.protocol import FunctionalEnv, Step, functional
-from horizax.testing.harness import Driver, assert_in_space, check_driver, count_traces
+from horizax.testing.harness import (
+    Driver,
+    assert_in_space,
+    check_driver,
+    check_rollout,
+    count_traces,
+)
 
-__all__ = ["assert_in_space", "check_functional", "count_traces", "functional_driver"]
+__all__ = [
+    "assert_in_space",
+    "check_functional",
+    "check_functional_rollout",
+    "count_traces",
+    "functional_driver",
+]
 
 # A protocol output in the checks: the state, its `Step`, and steps taken in the episode.
 _Out = tuple[Any, Step, Array]
@@ -69,6 +81,24 @@ def check_functional(
         batch: number of environments in the vmapped rollout.
     """
     key = jax.random.PRNGKey(0) if key is None else key
+    result = check_driver(_short_driver(env, num_steps), key, num_steps, batch)
+    _check_reset_step(result.first[1])
+
+
+def check_functional_rollout(env: Any, *, key: Array | None = None, num_steps: int = 96) -> None:
+    """`check_functional` without the checks that depend only on the code (see `check_rollout`).
+
+    Args:
+        env: as in `check_functional`.
+        key: PRNG key (default ``PRNGKey(0)``).
+        num_steps: length of the scanned rollout.
+    """
+    key = jax.random.PRNGKey(0) if key is None else key
+    _check_reset_step(check_rollout(_short_driver(env, num_steps), key, num_steps).first[1])
+
+
+def _short_driver(env: Any, num_steps: int) -> Driver:
+    """The driver of ``env``'s protocol view with a time limit that ends episodes in a rollout."""
     fenv = functional(env)
     # Not part of `FunctionalEnv`: the views horizax ships add it, for checks like this one.
     replace: Callable[..., FunctionalEnv] | None = getattr(fenv, "replace", None)
@@ -76,7 +106,9 @@ def check_functional(
     limit = max(2, min(fenv.max_steps, num_steps // 4))
     short = replace(max_steps=limit)
     assert short.max_steps == limit, "replace(max_steps=...) did not change max_steps"
+    return functional_driver(short)
 
-    first = check_driver(functional_driver(short), key, num_steps, batch).first[1]
+
+def _check_reset_step(first: Step) -> None:
     assert float(first.reward) == 0.0, "a reset Step must have reward 0"
     assert not bool(first.terminated | first.truncated), "a reset Step must not be done"

@@ -14,6 +14,10 @@ step counter. `check_driver` then verifies, on it:
   only at the time limit, the time limit always ends the episode, no episode runs past it,
   and at least two episodes end inside the rollout.
 
+`check_rollout` runs the checks of one unbatched rollout alone (those that depend on an
+environment's constants), without the vmap and trace-count checks (which depend only on its
+code), for a test suite checking many environments that share code.
+
 Failures raise `AssertionError` naming the broken property.
 """
 
@@ -28,7 +32,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-__all__ = ["Driver", "Rollout", "assert_in_space", "check_driver", "count_traces"]
+__all__ = [
+    "Driver",
+    "Rollout",
+    "assert_in_space",
+    "check_driver",
+    "check_rollout",
+    "count_traces",
+]
 
 
 def count_traces(fn: Callable[..., Any]) -> tuple[Callable[..., Any], list[int]]:
@@ -154,6 +165,42 @@ def _check_boundaries(driver: Driver, outs: Any) -> None:
     assert ended.sum() >= 2, "fewer than two episodes ended in the rollout"
 
 
+def check_rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
+    """The checks of `check_driver` on one jitted scan rollout, without vmap or trace counts.
+
+    ``reset`` and ``step`` work under `jax.jit` and `jax.lax.scan`, the same key gives the
+    same rollout, observations lie in their space, rewards are finite f32, and the episode
+    boundaries hold. These are the checks that depend on an environment's constants (its
+    size, time limit, layout distribution); `check_driver` adds those that depend only on its
+    code. Raises `AssertionError` on the first failure.
+
+    Args:
+        driver: the API to check, with a time limit short enough for episodes to end.
+        key: PRNG key of the rollout.
+        num_steps: length of the scanned rollout.
+
+    Returns:
+        The rollout from ``key``.
+    """
+    return _check_rollout(driver, key, num_steps)[0]
+
+
+def _check_rollout(
+    driver: Driver, key: Array, num_steps: int
+) -> tuple[Rollout, Callable[[Array], Rollout]]:
+    run = jax.jit(lambda k: rollout(driver, k, num_steps))
+    result = run(key)
+    _assert_same(result, run(key), "same key, different rollout")
+
+    assert_in_space(driver.observation_space, driver.observation(result.first), 0, "reset")
+    assert_in_space(driver.observation_space, driver.observation(result.outs), 1, "rollout")
+    rewards = np.asarray(driver.reward(result.outs))
+    assert rewards.dtype == np.float32, f"reward dtype {rewards.dtype}, expected float32"
+    assert np.isfinite(rewards).all(), "non-finite reward"
+    _check_boundaries(driver, result.outs)
+    return result, run
+
+
 def check_driver(driver: Driver, key: Array, num_steps: int, batch: int) -> Rollout:
     """Runs the shared checks on ``driver``; raises `AssertionError` on the first failure.
 
@@ -167,19 +214,10 @@ def check_driver(driver: Driver, key: Array, num_steps: int, batch: int) -> Roll
         The rollout from ``key``, for the checks an API adds of its own.
     """
     _check_traces_once(driver)
-
-    run = jax.jit(lambda k: rollout(driver, k, num_steps))
-    result = run(key)
-    _assert_same(result, run(key), "same key, different rollout")
-
-    assert_in_space(driver.observation_space, driver.observation(result.first), 0, "reset")
-    assert_in_space(driver.observation_space, driver.observation(result.outs), 1, "rollout")
-    rewards = np.asarray(driver.reward(result.outs))
-    assert rewards.dtype == np.float32, f"reward dtype {rewards.dtype}, expected float32"
-    assert np.isfinite(rewards).all(), "non-finite reward"
-    _check_boundaries(driver, result.outs)
+    result, run = _check_rollout(driver, key, num_steps)
 
     keys = jax.random.split(key, batch)
     batched = jax.jit(jax.vmap(lambda k: rollout(driver, k, num_steps)))(keys)
+    # The unbatched reference is the already compiled `run`: same shapes, no new program.
     _assert_same(batched, run(keys[batch - 1]), "vmap differs", index=batch - 1)
     return result
