@@ -1,9 +1,9 @@
 """Session setup: JAX's persistent compilation cache, shared by test runs and xdist workers.
 
 Opt-in: set ``HORIZAX_TEST_JAX_CACHE`` to a directory to turn it on (unset, or ``off``, ``0``,
-``false``, ``no``, empty: off). Measured on a 2-core VM, a warm cache halves compile-bound
-tests (6 conformance ids: 53 s -> 26 s), but a cold one saves nothing and made the lockstep
-tests slower (doorkey/empty/lavagap: 94-123 s off, 149-154 s cold), so it is off by default.
+``false``, ``no``, empty: off). A warm cache shortens compile-bound reruns; a cold one (every
+CI run) saves nothing and slows the lockstep tests, hence off by default (measurements in
+``benchmarks/RESULTS.md``).
 Only configuration is set here: no JAX computation runs at import.
 """
 
