@@ -70,10 +70,12 @@ def test_gymnax_env_pickles_and_plays_the_same_rollout(env_id):
     back = _round_trip(env)
 
     def rollout(gymnax_env, key):
-        obs, state = gymnax_env.reset(key, params)
+        # Jitted: eagerly, every primitive of the Maze's generator compiles on its own.
+        reset, step = jax.jit(gymnax_env.reset), jax.jit(gymnax_env.step)
+        obs, state = reset(key, params)
         outs = [obs]
         for action in (1, 2, 2, 0, 2, 1):
-            obs, state, reward, done, _ = gymnax_env.step(key, state, jnp.int32(action), params)
+            obs, state, reward, done, _ = step(key, state, jnp.int32(action), params)
             outs += [obs, reward, done]
         return outs
 

@@ -90,11 +90,22 @@ def carried_encoding(mg: Any) -> np.ndarray:
 _FIXED_MISSIONS = {text: template for template, text in missions._FIXED.items()}
 
 
-def fixed_mission(mg: Any) -> jax.Array:
+def fixed_mission(mg: Any) -> np.ndarray:
     """The mission array of a family whose mission string never varies."""
     if mg.mission not in _FIXED_MISSIONS:
         raise AssertionError(f"no fixed template for {mg.mission!r}: pass mission_fn")
-    return missions.encode(_FIXED_MISSIONS[mg.mission])
+    return _encoded_template(_FIXED_MISSIONS[mg.mission])
+
+
+@functools.cache
+def _encoded_template(template: Any) -> np.ndarray:
+    # Encoded once: eagerly, `missions.encode` dispatches a dozen primitives per call.
+    return np.asarray(missions.encode(template), np.int32)
+
+
+@functools.cache
+def _default_key() -> np.ndarray:
+    return np.asarray(jax.random.PRNGKey(0))
 
 
 def state_from_minigrid(
@@ -112,17 +123,24 @@ def state_from_minigrid(
             (colours, positions); by default the mission string must be a fixed template.
         extra: the family's private state (`State.extra`); MiniGrid has none to copy.
     """
+    # numpy leaves (jit takes them as it takes jax arrays): building a state per step
+    # eagerly with `jnp` would dispatch a primitive per field.
     return State(
-        grid=jnp.asarray(grid_encoding(mg), dtype=jnp.uint8),
-        agent_pos=jnp.asarray(mg.agent_pos, dtype=jnp.int32),
-        agent_dir=jnp.asarray(mg.agent_dir, dtype=jnp.int32),
-        carrying=jnp.asarray(carried_encoding(mg)),
-        step_count=jnp.int32(mg.step_count),
-        max_steps=jnp.int32(mg.max_steps),
-        mission=jnp.asarray((mission_fn or fixed_mission)(mg), jnp.int32),
+        grid=grid_encoding(mg),
+        agent_pos=np.asarray(mg.agent_pos, dtype=np.int32),
+        agent_dir=np.asarray(mg.agent_dir, dtype=np.int32),
+        carrying=carried_encoding(mg),
+        step_count=np.asarray(mg.step_count, np.int32),
+        max_steps=np.asarray(mg.max_steps, np.int32),
+        mission=np.asarray((mission_fn or fixed_mission)(mg), np.int32),
         extra=extra,
-        key=jax.random.PRNGKey(0) if key is None else key,
+        key=_default_key() if key is None else key,
     )
+
+
+@functools.cache
+def _jitted_observation(env: Environment) -> Callable[[State], jax.Array]:
+    return jax.jit(env.observation_fn)
 
 
 @functools.cache
@@ -139,7 +157,7 @@ def timestep_from_minigrid(
     state zeroed, in the structure its layouts produce)."""
     state = state_from_minigrid(mg, key, mission_fn, zero_extra(env))
     return Timestep(
-        observation=env.observation_fn(state),
+        observation=_jitted_observation(env)(state),
         action=jnp.int32(-1),
         reward=jnp.float32(0.0),
         step_type=jnp.int32(0),

@@ -127,28 +127,33 @@ def _walkable(grid: np.ndarray) -> np.ndarray:
     return (kind == C.EMPTY) | ((kind == C.DOOR) & (state == C.OPEN))
 
 
+_STEPS = tuple((int(dx), int(dy)) for dx, dy in C.DIR_TO_VEC)  # plain ints: a hot loop
+
+
 def _plan_to_face(grid: np.ndarray, pos, direction: int, targets: set) -> tuple[int, Any]:
     """First action of a shortest path to facing one of ``targets``; ``(None, None)`` if none.
 
     Returns ``(action, target)``; the action is None when already facing the target.
     """
     width, height = grid.shape[:2]
-    walk = _walkable(grid)
+    walk = _walkable(grid).tolist()  # list indexing: this search runs thousands of times
     start = (int(pos[0]), int(pos[1]), int(direction))
     first: dict = {start: None}
     todo = deque([start])
     while todo:
-        x, y, d = todo.popleft()
-        dx, dy = C.DIR_TO_VEC[d]
-        fx, fy = x + int(dx), y + int(dy)
+        pose = todo.popleft()
+        x, y, d = pose
+        dx, dy = _STEPS[d]
+        fx, fy = x + dx, y + dy
         if (fx, fy) in targets:
-            return first[(x, y, d)], (fx, fy)
+            return first[pose], (fx, fy)
+        came = first[pose]
         moves = [(C.LEFT, (x, y, (d - 1) % 4)), (C.RIGHT, (x, y, (d + 1) % 4))]
-        if 0 <= fx < width and 0 <= fy < height and walk[fx, fy]:
+        if 0 <= fx < width and 0 <= fy < height and walk[fx][fy]:
             moves.append((C.FORWARD, (fx, fy, d)))
         for action, nxt in moves:
             if nxt not in first:
-                first[nxt] = action if first[(x, y, d)] is None else first[(x, y, d)]
+                first[nxt] = action if came is None else came
                 todo.append(nxt)
     return None, None
 

@@ -44,7 +44,7 @@ def ball_cells(state: State) -> np.ndarray:
 
 
 def order_of(cells: list[int]) -> D.BallOrder:
-    return D.BallOrder(jnp.asarray(cells, jnp.int32))
+    return D.BallOrder(np.asarray(cells, np.int32))  # numpy: no eager dispatch per step
 
 
 def check_moves(grid, agent, old, new, post_grid) -> Counter:
@@ -137,8 +137,8 @@ class ObstacleSync:
             np.testing.assert_array_equal(np.asarray(ball_order(prev, self.n)[0]), self.pre_order)
         self.counts.update(assert_legal_moves(prev, ts.state, self.n))
         order = order_of(flat_of([o.cur_pos for o in mg.obstacles], mg.height))
-        grid = jnp.asarray(mg.grid.encode(), jnp.uint8)
-        replayed = self.replay(prev, jnp.int32(self.action), grid, order)
+        grid = np.asarray(mg.grid.encode(), np.uint8)
+        replayed = self.replay(prev, np.int32(self.action), grid, order)
         self.last, self.fresh = replayed.state, self.ended
         return replayed
 
