@@ -32,8 +32,44 @@ def on_goal_reached(prev_state: State, action: Array, state: State) -> Array:
 
 
 def success_value(state: State) -> Array:
-    """f32[]: MiniGrid's ``_reward()``, ``1 - 0.9 * step_count / max_steps``."""
-    return 1.0 - 0.9 * (state.step_count.astype(jnp.float32) / state.max_steps.astype(jnp.float32))
+    """f32[]: MiniGrid's ``_reward()``, ``1 - 0.9 * step_count / max_steps``.
+
+    Bit for bit what MiniGrid's float64 value rounds to in float32: the value is the ratio of
+    two integers, ``(10 * max_steps - 9 * step_count) / (10 * max_steps)``, divided exactly
+    (`_rounded_ratio`). Float32 arithmetic would not do: XLA turns a division by a limit it
+    knows into a multiplication by the reciprocal and may fuse into FMAs, so the rounding of
+    ``1 - 0.9 * t / T`` in float32 changes with the program around it, and is off by an ulp for
+    about two of five ``(t, T)`` pairs. Exact for ``0 <= step_count <= max_steps < 419_430``;
+    within an ulp beyond.
+    """
+    ten_t = 10 * state.max_steps.astype(jnp.int32)
+    return _rounded_ratio(ten_t - 9 * state.step_count.astype(jnp.int32), ten_t)
+
+
+_FRACTION_BITS = (10, 10, 9)  # 29 bits of n / d: 26 significant ones from n / d >= 1/16
+_EXACT_DENOMINATOR = 2**22  # (d - 1) << 10 must fit in uint32
+
+
+def _rounded_ratio(numerator: Array, denominator: Array) -> Array:
+    """f32[]: ``numerator / denominator`` correctly rounded, for ``0 <= n <= d``, ``n / d >= 1/16``.
+
+    Long division in integers gives ``floor(n * 2**29 / d)`` and a remainder; a nonzero
+    remainder sets the last bit (rounding to odd, two bits below float32's 24), so converting
+    that integer to float32, which rounds to nearest, rounds the exact ratio correctly. Integer
+    operations and the conversion are exact on every backend, whatever XLA fuses.
+    """
+    n = numerator.astype(jnp.uint32)
+    d = jnp.maximum(denominator, 1).astype(jnp.uint32)
+    quotient, remainder = jnp.uint32(0), n
+    for bits in _FRACTION_BITS:
+        shifted = remainder << bits
+        digit = shifted // d
+        quotient = (quotient << bits) | digit
+        remainder = shifted - digit * d
+    odd = quotient | (remainder != 0).astype(jnp.uint32)
+    exact = odd.astype(jnp.float32) * jnp.float32(2.0 ** -sum(_FRACTION_BITS))
+    rough = numerator.astype(jnp.float32) / denominator.astype(jnp.float32)
+    return jnp.where(denominator < _EXACT_DENOMINATOR, exact, rough)
 
 
 def time_discounted(event: RewardFn) -> RewardFn:
