@@ -104,26 +104,18 @@ def _observe(pos: jax.Array, direction: jax.Array) -> jax.Array:
 
 
 def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:
-    """The un-jitted harness rollouts of both sides (and navix's Empty-8x8 if asked)."""
-    import horizax
-    from horizax.grid import observations
+    """The un-jitted harness rollouts of both sides (and navix's Empty-8x8 if asked); horizax
+    is set up exactly as `compare.py`'s Empty-8x8 row (`peers.horizax_make_rollout`)."""
+    from peers import horizax_make_rollout
 
-    env = horizax.make("MiniGrid-Empty-8x8-v0", observation_fn=observations.symbolic)
-    horizax_rollout = make_scan_rollout(
-        env.reset,
-        env.step,
-        lambda ts: ts.observation,
-        lambda ts: ts.is_done(),
-        env.action_space.n,
-        batch,
-        steps,
-    )
+    horizax_rollout = horizax_make_rollout("MiniGrid-Empty-8x8-v0", "symbolic")(batch, steps)[0]
+    num_actions = 7  # MiniGrid's action set, from which the harness draws uniformly
     probe_rollout = make_scan_rollout(
         probe_reset,
         probe_step,
         lambda s: s.observation,
         lambda s: s.done,
-        env.action_space.n,
+        num_actions,
         batch,
         steps,
     )
