@@ -33,8 +33,12 @@ def reference(done, keys, state):
 @pytest.mark.parametrize("rounds", [True, False])
 @pytest.mark.parametrize(
     ("batch", "n_done"),
-    [(32, 0), (32, 1), (32, 5), (32, 32), (100, 2), (100, 3), (100, 4), (100, 50), (100, 100)],
-)  # rounds of 1 environment at batch 32, of 3 at batch 100 (the last one partial)
+    [
+        *[(1, 0), (1, 1)],
+        *[(32, 0), (32, 1), (32, 5), (32, 32)],
+        *[(100, 2), (100, 3), (100, 4), (100, 50), (100, 100)],
+    ],
+)  # a branch at batch 1, rounds of 1 environment at batch 32, of 3 at batch 100 (last partial)
 def test_vmapped_matches_the_per_environment_rule(batch, n_done, rounds):
     keys = jax.random.split(jax.random.PRNGKey(0), batch)
     state = blank_state(batch)
@@ -93,6 +97,14 @@ def test_layouts_are_drawn_in_rounds_of_a_fraction_of_the_batch():
     # One traced draw of 2 layouts (a round), inside the loop; never one of all 64.
     assert "u32[2,3]" in text and "u32[64,3]" not in text
     assert "while" in text
+
+
+def test_a_batch_of_one_branches_instead_of_looping():
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda d, k, s: reset_where(initial_state, d, k, s)))(
+        jnp.zeros(1, bool), jax.random.split(jax.random.PRNGKey(0), 1), blank_state(1)
+    )
+    text = str(jaxpr)
+    assert "cond" in text and "while" not in text and "top_k" not in text
 
 
 def test_without_rounds_every_layout_is_drawn_and_selected():

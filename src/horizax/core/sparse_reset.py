@@ -13,7 +13,8 @@ found with `lax.top_k`), each round scattered into place (a `while_loop` with
 many steps where no environment finished, one on most others, and about as much work as
 drawing every layout when a whole batch truncates in sync). The layout is compiled once for
 the step, in the loop's body. Results are those of the per-environment rule, since a layout
-is a pure function of its key. Unbatched, it is a real `lax.cond`: only one branch runs.
+is a pure function of its key. Unbatched, and batched with a single environment, it is a real
+`lax.cond`: only one branch runs, without the rounds' ranking, loop and scatter.
 
 For a layout of a few elementwise operations (Memory's), the rounds buy nothing: drawing a
 layout for every environment fuses into the select, runs as fast, and compiles without the
@@ -94,6 +95,12 @@ def reset_where(
         done = _broadcast(done, done_batched, axis_size)
         key = jax.tree.map(lambda k, b: _broadcast(k, b, axis_size), key, key_batched)
         state = jax.tree.map(lambda x, b: _broadcast(x, b, axis_size), state, state_batched)
+        if axis_size == 1:
+            # One environment: a real branch, as unbatched (no ranking, loop or scatter).
+            row = lambda tree: jax.tree.map(lambda x: x[0], tree)  # noqa: E731
+            single = jax.lax.cond(done[0], lambda: initial_state(row(key)), lambda: row(state))
+            out = jax.tree.map(lambda x: x[None], single)
+            return out, jax.tree.map(lambda _: True, out)
         size = min(axis_size, max(1, axis_size // ROUND_FRACTION))
         # Earlier environments rank higher; f32 is exact for any batch below 2**24.
         priority = jnp.arange(axis_size, 0, -1).astype(jnp.float32)
