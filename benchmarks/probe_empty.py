@@ -109,7 +109,9 @@ def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:
     from peers import horizax_make_rollout
 
     horizax_rollout = horizax_make_rollout("MiniGrid-Empty-8x8-v0", "symbolic")(batch, steps)[0]
-    num_actions = 7  # MiniGrid's action set, from which the harness draws uniformly
+    from horizax.grid.constants import NUM_ACTIONS
+
+    num_actions = NUM_ACTIONS  # MiniGrid's action set, from which the harness draws uniformly
     probe_rollout = make_scan_rollout(
         probe_reset,
         probe_step,

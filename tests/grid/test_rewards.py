@@ -70,3 +70,19 @@ def test_success_value_beyond_the_exact_range_is_within_an_ulp():
     )
     reference = minigrid_success_value(counts, 600_000)
     np.testing.assert_array_max_ulp(ours, reference, maxulp=2)
+
+
+def test_success_value_past_the_limit_keeps_falling_like_minigrids():
+    # With autoreset off an episode can run past its limit; MiniGrid's value then drops below
+    # 0.1 and turns negative (an unsigned long division would wrap around there).
+    counts = np.arange(0, 3 * 250 + 1)
+    value = jax.jit(
+        jax.vmap(
+            lambda t: rewards.success_value(BASE.replace(step_count=t, max_steps=jnp.int32(250)))
+        )
+    )
+    ours = np.asarray(value(jnp.int32(counts)))
+    reference = minigrid_success_value(counts, 250)
+    assert (ours[counts > 278] < 0).all()
+    np.testing.assert_array_max_ulp(ours, reference, maxulp=2)
+    assert_same_values(ours[counts <= 250], counts[counts <= 250], 250)

@@ -40,7 +40,7 @@ def success_value(state: State) -> Array:
     knows into a multiplication by the reciprocal and may fuse into FMAs, so the rounding of
     ``1 - 0.9 * t / T`` in float32 changes with the program around it, and is off by an ulp for
     about two of five ``(t, T)`` pairs. Exact for ``0 <= step_count <= max_steps < 419_430``;
-    within an ulp beyond.
+    within an ulp beyond (past the limit, with autoreset off, it goes on falling below 0).
     """
     ten_t = 10 * state.max_steps.astype(jnp.int32)
     return _rounded_ratio(ten_t - 9 * state.step_count.astype(jnp.int32), ten_t)
@@ -69,7 +69,8 @@ def _rounded_ratio(numerator: Array, denominator: Array) -> Array:
     odd = quotient | (remainder != 0).astype(jnp.uint32)
     exact = odd.astype(jnp.float32) * jnp.float32(2.0 ** -sum(_FRACTION_BITS))
     rough = numerator.astype(jnp.float32) / denominator.astype(jnp.float32)
-    return jnp.where(denominator < _EXACT_DENOMINATOR, exact, rough)
+    in_range = (numerator >= 0) & (16 * numerator >= denominator)
+    return jnp.where(in_range & (denominator < _EXACT_DENOMINATOR), exact, rough)
 
 
 def time_discounted(event: RewardFn) -> RewardFn:
