@@ -89,6 +89,22 @@ COMPARISONS = (
         ("Maze-v0", "reset"),
         "jumanji",
         ("Maze-10x10", "reset"),
+        5.0,
+    ),
+    # Issue 14: both libraries' bare Maze under one select-based autoreset (what gymnax-style
+    # code that resets every step does), and the key-exact generator's resets for the record.
+    (
+        "Maze 10x10, select autoreset (every env draws a maze every step)",
+        ("Maze-v0", "select"),
+        "jumanji",
+        ("Maze-10x10", "select"),
+        5.0,
+    ),
+    (
+        "Maze 10x10, reset only (resets/s), horizax's JumanjiRandomGenerator",
+        ("Maze-v0/jumanji-draws", "reset"),
+        "jumanji",
+        ("Maze-10x10", "reset"),
         None,
     ),
 )
@@ -109,7 +125,8 @@ def _make(lib: str, env: str, obs: str, B: int, T: int) -> Any:
     import peers
 
     if lib == "horizax" and env.startswith("Maze"):
-        return peers.horizax_maze_make_rollout(obs)(B, T)
+        key_exact = env.endswith("/jumanji-draws")
+        return peers.horizax_maze_make_rollout(obs, key_exact=key_exact)(B, T)
     if lib == "jumanji":
         return peers.jumanji_maze_make_rollout(obs)(B, T)
     if lib == "horizax":
@@ -452,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if KEPT_MARKER in old:
             kept_text = old[old.index(KEPT_MARKER) :]
     with open(results, "w", encoding="utf-8") as f:
-        f.write(render(records, args.batch))
+        f.write(render(records, sorted({r["B"] for r in records})))
         if kept_text:
             f.write("\n" + kept_text)
 

@@ -1,6 +1,6 @@
 """Maze adapters for the throughput harness: horizax's Maze and jumanji 1.1.2's.
 
-Two programs, both ``make_rollout(B, T) -> (rollout_fn, key)`` (see ``harness.py``) and
+Three programs, each ``make_rollout(B, T) -> (rollout_fn, key)`` (see ``harness.py``) and
 re-exported by ``peers.py``:
 
 * ``"autoreset"``: the standard harness rollout (`harness.make_scan_rollout`), random policy,
@@ -10,6 +10,10 @@ re-exported by ``peers.py``:
   draws a maze on every step. horizax: ``horizax.maze.AutoReset`` vmapped the same way
   (= ``VmapAutoReset``), whose ``reset_where`` draws mazes only for finished environments.
   Both reset inside the terminal step (LAST keeps the transition's reward and discount).
+* ``"select"``: the same rollout, but both libraries' bare ``Maze`` under ONE autoreset
+  written here (`_select_autoreset`: ``lax.cond`` on LAST, a select under ``vmap``, so every
+  environment draws a maze on every step, as gymnax-style code that resets every step
+  does). The next episode's key is ``split(state.key)[0]`` on both sides.
 * ``"reset"``: reset-only throughput: a scan of ``T`` vmapped resets of ``B`` environments
   with fresh keys, each reset's observation reduced into the checksum; ``episodes`` counts
   the resets, so ``steps_per_s`` reads as resets per second.
@@ -27,7 +31,7 @@ import jax.numpy as jnp
 from harness import MakeRollout, RolloutFn, make_scan_rollout
 
 MAZE_SHAPE = (10, 10)
-MAZE_MODES = ("autoreset", "reset")
+MAZE_MODES = ("autoreset", "select", "reset")
 MAZE_AUTORESET = (
     "{lib}: reset inside the terminal step (LAST keeps reward and discount, the observation "
     "is the new episode's; the terminal one is in extras['next_obs'])"
@@ -53,12 +57,37 @@ def _reset_only_rollout(reset: Callable[[jax.Array], Any], B: int, T: int) -> Ro
     return rollout
 
 
-def _maze_rollout(env: Any, mode: str, B: int, T: int) -> RolloutFn:
-    """The rollout of ``mode`` for an env with jumanji's Maze API (reset/step/TimeStep)."""
+class _SelectAutoReset:
+    """One autoreset for both libraries' bare Maze: on LAST, the state of a new episode from
+    ``split(state.key)[0]`` and its first observation; the LAST step type, reward and
+    discount are kept. Its ``lax.cond`` is a select under ``vmap``."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def reset(self, key: jax.Array) -> Any:
+        return self.env.reset(key)
+
+    def step(self, state: Any, action: jax.Array) -> Any:
+        state, timestep = self.env.step(state, action)
+
+        def new_episode(state: Any, timestep: Any) -> Any:
+            state, first = self.env.reset(jax.random.split(state.key)[0])
+            return state, timestep.replace(observation=first.observation)
+
+        return jax.lax.cond(timestep.last(), new_episode, lambda s, t: (s, t), state, timestep)
+
+
+def _maze_rollout(
+    bare: Any, own_autoreset: Callable[[Any], Any], mode: str, B: int, T: int
+) -> RolloutFn:
+    """The rollout of ``mode`` for a bare env with jumanji's Maze API (reset/step/TimeStep);
+    ``own_autoreset`` is the library's autoreset wrapper, used by mode "autoreset"."""
     if mode == "reset":
-        return _reset_only_rollout(env.reset, B, T)
-    if mode != "autoreset":
+        return _reset_only_rollout(bare.reset, B, T)
+    if mode not in MAZE_MODES:
         raise ValueError(f"unknown maze mode {mode!r}; expected one of {MAZE_MODES}")
+    env = own_autoreset(bare) if mode == "autoreset" else _SelectAutoReset(bare)
     return make_scan_rollout(
         reset=env.reset,
         step=lambda carry, action: env.step(carry[0], action),
@@ -70,29 +99,33 @@ def _maze_rollout(env: Any, mode: str, B: int, T: int) -> RolloutFn:
     )
 
 
-def horizax_maze_make_rollout(mode: str) -> MakeRollout:
-    """``make_rollout`` for horizax's ``Maze-v0`` (10x10), ``mode`` "autoreset" or "reset"."""
+def horizax_maze_make_rollout(mode: str, key_exact: bool = False) -> MakeRollout:
+    """``make_rollout`` for horizax's ``Maze-v0`` (10x10) in ``mode`` (one of MAZE_MODES);
+    with ``key_exact``, its `JumanjiRandomGenerator` instead of the default generator."""
 
     def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
         import horizax
-        from horizax.maze import AutoReset
+        from horizax.maze import AutoReset, JumanjiRandomGenerator
 
-        env = horizax.make("Maze-v0", num_rows=MAZE_SHAPE[0], num_cols=MAZE_SHAPE[1])
-        return _maze_rollout(AutoReset(env), mode, B, T), jax.random.PRNGKey(0)
+        generator = JumanjiRandomGenerator(*MAZE_SHAPE) if key_exact else None
+        env = horizax.make(
+            "Maze-v0", num_rows=MAZE_SHAPE[0], num_cols=MAZE_SHAPE[1], generator=generator
+        )
+        return _maze_rollout(env, AutoReset, mode, B, T), jax.random.PRNGKey(0)
 
     return make_rollout
 
 
 def jumanji_maze_make_rollout(mode: str) -> MakeRollout:
-    """``make_rollout`` for jumanji's ``Maze`` (10x10), ``mode`` "autoreset" or "reset"."""
+    """``make_rollout`` for jumanji's ``Maze`` (10x10) in ``mode`` (one of MAZE_MODES)."""
 
     def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
         from jumanji.environments import Maze
         from jumanji.environments.routing.maze.generator import RandomGenerator
         from jumanji.wrappers import AutoResetWrapper
 
-        env = AutoResetWrapper(Maze(RandomGenerator(*MAZE_SHAPE)))
-        return _maze_rollout(env, mode, B, T), jax.random.PRNGKey(0)
+        env = Maze(RandomGenerator(*MAZE_SHAPE))
+        return _maze_rollout(env, AutoResetWrapper, mode, B, T), jax.random.PRNGKey(0)
 
     return make_rollout
 
@@ -114,6 +147,10 @@ def maze_info(lib: str, mode: str) -> dict[str, Any]:
         "obs_layout": "walls bool[R, C], agent/target int32 (row, col), mask bool[4], count",
         "num_actions": 4,
         "max_steps": rows * cols,
-        "autoreset": MAZE_AUTORESET.format(lib=lib) if mode == "autoreset" else "reset only",
+        "autoreset": {
+            "autoreset": MAZE_AUTORESET.format(lib=lib),
+            "select": "the benchmark's own select-based autoreset (the same for both)",
+            "reset": "reset only",
+        }[mode],
         "time_limit_ends_as": "truncation" if lib == "horizax" else "termination",
     }

@@ -5,7 +5,10 @@ lean on the two drawing identical mazes), compared on: wall frequency per cell, 
 of free cells reachable from the agent (must be exactly 1: every maze is connected), and the
 histogram of agent-target path distances. The same comparison is run on deliberately broken
 generators (an off-by-one wall offset, an off-by-one passage, the orientation rule flipped on
-square chambers) and must reject each of them: the test has the power it claims.
+square chambers, a stack one chamber short) and must reject each of them: the test has the
+power it claims. This is the proof that `RandomGenerator` (the default, whose draws are not
+jumanji's) has jumanji's law; `JumanjiRandomGenerator` passes it too (and equals jumanji key
+for key in test_reference.py).
 """
 
 import functools
@@ -14,7 +17,8 @@ import jax
 import numpy as np
 import pytest
 
-from horizax.maze import generator as gen
+from horizax.maze import division
+from horizax.maze.generator import JumanjiRandomGenerator, RandomGenerator
 from tests.maze.maze_stats import summarize
 
 jumanji = pytest.importorskip("jumanji")
@@ -64,9 +68,10 @@ def _differences(ours, ref):
     return problems
 
 
+@pytest.mark.parametrize("kind", [RandomGenerator, JumanjiRandomGenerator])
 @pytest.mark.parametrize("shape", SIZES)
-def test_same_distribution_as_jumanji(shape):
-    ours = _draw(gen.RandomGenerator(*shape), seed=202)
+def test_same_distribution_as_jumanji(shape, kind):
+    ours = _draw(kind(*shape), seed=202)
     assert _differences(ours, _reference(shape)) == []
 
 
@@ -74,16 +79,23 @@ BROKEN = {
     "wall offset off by one": ("_wall_offset", lambda draw: draw * 2),
     "passage off by one": ("_passage_offset", lambda draw: draw * 2 + 1),
     "orientation rule": ("_splits_vertically", lambda width, height: width > height),
+    "stack one chamber short": (
+        "max_deferred",
+        lambda r, c: max(division._most_deferred(c, r) - 1, 1),
+    ),
 }
 
 
 @pytest.mark.parametrize("mutation", list(BROKEN))
 def test_the_comparison_rejects_a_broken_generator(mutation, monkeypatch):
     name, rule = BROKEN[mutation]
-    monkeypatch.setattr(gen, name, rule)
-    gen._most_splits.cache_clear()  # the trip bound follows the (broken) orientation rule
+    monkeypatch.setattr(division, name, rule)
+    bounds = (division._most_splits, division._most_deferred)
+    for bound in bounds:  # the trip and stack bounds follow the (broken) orientation rule
+        bound.cache_clear()
     try:
-        found = {s: _differences(_draw(gen.RandomGenerator(*s), 202), _reference(s)) for s in SIZES}
+        found = {s: _differences(_draw(RandomGenerator(*s), 202), _reference(s)) for s in SIZES}
     finally:
-        gen._most_splits.cache_clear()
+        for bound in bounds:
+            bound.cache_clear()
     assert any(found.values()), f"{mutation} went unnoticed"

@@ -10,7 +10,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from horizax.maze import Maze, Position, RandomGenerator, State, ToyGenerator, VmapAutoReset
+from horizax.maze import (
+    JumanjiRandomGenerator,
+    Maze,
+    Position,
+    RandomGenerator,
+    State,
+    ToyGenerator,
+    VmapAutoReset,
+)
 
 jumanji = pytest.importorskip("jumanji")
 
@@ -100,9 +108,9 @@ def test_states_from_jumanjis_generator_give_the_same_dynamics(shape):
 
 
 @pytest.mark.parametrize("shape", SIZES)
-def test_random_generator_draws_jumanjis_mazes_key_for_key(shape):
+def test_jumanji_random_generator_draws_jumanjis_mazes_key_for_key(shape):
     keys = jax.random.split(jax.random.PRNGKey(4), 400)
-    mine = jax.jit(jax.vmap(RandomGenerator(*shape)))(keys)
+    mine = jax.jit(jax.vmap(JumanjiRandomGenerator(*shape)))(keys)
     ref = jax.jit(jax.vmap(jgen.RandomGenerator(*shape)))(keys)
     np.testing.assert_array_equal(mine.walls, ref.walls)
     np.testing.assert_array_equal(np.stack(mine.agent_position), np.stack(ref.agent_position))
@@ -112,7 +120,7 @@ def test_random_generator_draws_jumanjis_mazes_key_for_key(shape):
 
 def test_vmapped_autoreset_matches_jumanjis_wrapper():
     shape, batch, steps = (6, 6), 32, 150
-    ours = VmapAutoReset(Maze(RandomGenerator(*shape)))
+    ours = VmapAutoReset(Maze(JumanjiRandomGenerator(*shape)))
     theirs = VmapAutoResetWrapper(JumanjiMaze(jgen.RandomGenerator(*shape)), True)
     keys = jax.random.split(jax.random.PRNGKey(5), batch)
     actions = jax.random.randint(jax.random.PRNGKey(6), (steps, batch), 0, 4)

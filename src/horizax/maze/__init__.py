@@ -1,13 +1,20 @@
 """The Maze: jumanji's Maze API, except that the time limit truncates.
 
-``Maze``, its generators (``ToyGenerator``, ``RandomGenerator``), types (``State``,
-``Observation``, ``TimeStep``, ``StepType``) and autoreset helpers (``AutoReset``,
-``VmapAutoReset``); ``horizax.make("Maze-v0")`` builds one. See docs/maze.md.
+``Maze``, its generators (``ToyGenerator``, ``RandomGenerator`` -- the default -- and the
+key-exact ``JumanjiRandomGenerator``), types (``State``, ``Observation``, ``TimeStep``,
+``StepType``) and autoreset helpers (``AutoReset``, ``VmapAutoReset``);
+``horizax.make("Maze-v0")`` builds one. See docs/maze.md.
 """
 
 from horizax.maze.autoreset import AutoReset, VmapAutoReset
 from horizax.maze.environment import Maze, make_maze
-from horizax.maze.generator import Generator, RandomGenerator, ToyGenerator, max_divisions
+from horizax.maze.generator import (
+    Generator,
+    JumanjiRandomGenerator,
+    RandomGenerator,
+    ToyGenerator,
+    max_divisions,
+)
 from horizax.maze.types import (
     Observation,
     Position,
@@ -23,6 +30,7 @@ from horizax.maze.types import (
 __all__ = [
     "AutoReset",
     "Generator",
+    "JumanjiRandomGenerator",
     "Maze",
     "Observation",
     "Position",

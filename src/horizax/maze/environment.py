@@ -53,7 +53,8 @@ def next_episode_key(state_key: Array) -> Array:
 
     jumanji's autoreset wrappers draw the next maze from this key; every horizax path (the
     `AutoReset` wrappers, the protocol view and so every adapter) uses it too, so a seed
-    plays jumanji's sequence of mazes everywhere.
+    plays the same sequence of mazes everywhere, and with `JumanjiRandomGenerator` the
+    sequence jumanji plays.
     """
     return jax.random.split(state_key)[0]
 
@@ -95,7 +96,8 @@ class Maze:
     ```
 
     Args:
-        generator: draws each episode's `State`; default ``RandomGenerator(10, 10)``.
+        generator: draws each episode's `State`; default ``RandomGenerator(10, 10)`` (jumanji's
+            law of mazes; `JumanjiRandomGenerator` for jumanji's mazes key for key).
         time_limit: steps before truncation (>= 1); default ``num_rows * num_cols``.
         viewer: renders states; default a matplotlib `MazeViewer` in "human" mode.
         env_id: the registered id ("" when built by hand).

@@ -1,55 +1,37 @@
-"""Maze generators: a fixed 5x5 toy maze and recursive-division random mazes.
+"""Maze generators: a fixed 5x5 toy maze and two recursive-division random generators.
 
-`RandomGenerator` draws the same mazes as jumanji's recursive-division generator -- for a
-given key, the very same walls, agent and target -- but with a loop whose cost is fixed.
+- `RandomGenerator` (the default of `Maze` and ``Maze-v0``) draws mazes with the law of
+  jumanji's recursive-division generator: every wall offset, passage, agent and target is
+  distributed as jumanji draws it (proven by the distribution tests), from one
+  ``jax.random.bits`` call per maze.
+- `JumanjiRandomGenerator` draws, for a given key, the very mazes jumanji 1.1.2's
+  ``RandomGenerator`` draws (the same walls, agent, target and state key), by threading the
+  key through the division as jumanji does. It costs more than twice as much per maze: keep it
+  for lockstep comparisons with jumanji; use `RandomGenerator` to train.
 
-Recursive division starts from one empty chamber (the whole grid) and repeatedly takes a
-chamber off a stack, splits it with a wall of thickness one (a vertical wall when the chamber
-is at least as wide as it is tall, else a horizontal one) at an odd offset, opens one passage
-at an even offset along the wall, and pushes the two sub-chambers that are still at least
-2x2. jumanji runs this as a `while_loop` until the stack is empty, with a `lax.cond` choosing
-the wall's orientation and two `fori_loop`s of data-dependent length drawing it. Under `vmap`
-all of them become masked loops that run as long as the batch's slowest maze, and both branches
-of the `cond` execute on every trip.
-
-Here the loop has a fixed trip count, `max_divisions(num_rows, num_cols)`: the largest number
-of chambers any maze of that size can split, computed exactly once in Python (17 for 10x10).
-Trips after the stack is empty change nothing. A trip is branch-free integer work: the
-orientation picks operands with `where`, and the wall is one comparison over the
-``bool[R, C]`` grid. Chambers are split in jumanji's order and the PRNG key is threaded through
-the trips as jumanji threads it, so the draws match jumanji's key for key (the distribution is
-what the tests require; equal draws make the proof direct). Every random number is drawn
-before the loop (`_division_draws`), because on CPU each threefry call is a small loop of its
-own and a trip would otherwise wait on several of them in sequence.
-
-Agent and target are two distinct free cells, uniformly at random: Gumbel noise on every cell,
-walls masked to -inf, the two largest kept (the same draw jumanji's weighted
-`jax.random.choice` without replacement makes).
+Both divide with a loop of fixed length (`horizax.maze.division`), so under `vmap` no maze
+waits on the batch's slowest one.
 """
 
 from __future__ import annotations
 
 import abc
-import functools
-from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.maze import division
+from horizax.maze.division import check_size, max_divisions
 from horizax.maze.types import Position, State
 
-__all__ = ["Generator", "RandomGenerator", "ToyGenerator", "max_divisions"]
-
-
-def _positive_int(label: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{label} must be a positive int, got {value!r}")
-    return int(value)
-
-
-def _check_size(num_rows: object, num_cols: object) -> tuple[int, int]:
-    return _positive_int("num_rows", num_rows), _positive_int("num_cols", num_cols)
+__all__ = [
+    "Generator",
+    "JumanjiRandomGenerator",
+    "RandomGenerator",
+    "ToyGenerator",
+    "max_divisions",
+]
 
 
 class Generator(abc.ABC):
@@ -64,7 +46,7 @@ class Generator(abc.ABC):
     """
 
     def __init__(self, num_rows: int, num_cols: int) -> None:
-        self.num_rows, self.num_cols = _check_size(num_rows, num_cols)
+        self.num_rows, self.num_cols = check_size(num_rows, num_cols)
 
     @abc.abstractmethod
     def __call__(self, key: Array) -> State:
@@ -119,149 +101,47 @@ class ToyGenerator(Generator):
         )
 
 
-# The three rules of a division, one place each (the distribution tests break them on purpose).
-def _splits_vertically(width: Any, height: Any) -> Any:
-    """A chamber at least as wide as it is tall gets a vertical wall (jumanji's rule)."""
-    return width >= height
-
-
-def _wall_offset(draw: Array) -> Array:
-    """Walls lie at odd offsets from the chamber's corner: ``randint(0, across // 2)`` -> odd."""
-    return draw * 2 + 1
-
-
-def _passage_offset(draw: Array) -> Array:
-    """Passages lie at even offsets along the wall: ``randint(0, (along + 1) // 2)`` -> even."""
-    return draw * 2
-
-
-def _children(width: int, height: int, offset: int) -> tuple[tuple[int, int], ...]:
-    if _splits_vertically(width, height):  # a vertical wall at column `offset`
-        return (offset, height), (width - offset - 1, height)
-    return (width, offset), (width, height - offset - 1)
-
-
-@functools.cache
-def _most_splits(width: int, height: int) -> int:
-    # Splits of a chamber that was pushed, over the worst choice of wall offsets.
-    span = width if _splits_vertically(width, height) else height
-    worst = 0
-    for offset in range(1, max(span, 2), 2):
-        kids = _children(width, height, offset)
-        worst = max(worst, sum(_most_splits(w, h) for w, h in kids if w > 1 and h > 1))
-    return 1 + worst
-
-
-def max_divisions(num_rows: int, num_cols: int) -> int:
-    """The most chambers recursive division can split in an R x C maze (a tight bound).
-
-    The whole grid is always split once (even when it is a single row or column: that split
-    draws no wall that stays); a sub-chamber is split only while it is at least 2x2. The bound
-    is the maximum over every choice of wall offsets, e.g. 3 for 5x5, 11 for 11x7, 17 for
-    10x10, 59 for 20x20.
-    """
-    num_rows, num_cols = _check_size(num_rows, num_cols)
-    return _most_splits(num_cols, num_rows)
-
-
-def _division_draws(key: Array, trips: int, longest: int) -> tuple[Array, Array]:
-    """Every random draw of the division loop, made before it.
-
-    Trip ``i`` of jumanji's loop splits its key into (next key, wall key, passage key) and
-    draws ``randint(wall_key, (), 0, n)`` and ``randint(passage_key, (), 0, m)``, where ``n``
-    and ``m`` depend on the chamber being split. The keys depend on nothing but the trip, so
-    they are drawn first (a scan of one split per trip), and each key's draw is tabulated for
-    every possible bound (``randint`` of one key for several bounds shares the key's bits).
-    The loop then reads the table: on CPU, where each threefry call is a loop of its own,
-    this keeps all but one of them out of the trip's sequential path.
-
-    Returns:
-        i32[trips, longest // 2 + 2] twice: wall and passage draws for bounds 0, 1, ...
-    """
-
-    def next_keys(key: Array, _: None) -> tuple[Array, tuple[Array, Array]]:
-        key, wall_key, passage_key = jax.random.split(key, 3)
-        return key, (wall_key, passage_key)
-
-    _, (wall_keys, passage_keys) = jax.lax.scan(next_keys, key, None, length=trips)
-    bounds = jnp.arange(longest // 2 + 2, dtype=jnp.int32)
-
-    def table(keys: Array) -> Array:
-        draw = jax.vmap(lambda k, n: jax.random.randint(k, (), 0, n), in_axes=(None, 0))
-        return jax.vmap(draw, in_axes=(0, None))(keys, bounds)
-
-    return table(wall_keys), table(passage_keys)
-
-
-def _recursive_division(key: Array, num_rows: int, num_cols: int) -> Array:
-    """bool[R, C] walls of one maze; the trips and their key use match jumanji's generator."""
-    trips = max_divisions(num_rows, num_cols)
-    wall_draws, passage_draws = _division_draws(key, trips, max(num_rows, num_cols))
-    rows = jnp.arange(num_rows, dtype=jnp.int32)[:, None]
-    cols = jnp.arange(num_cols, dtype=jnp.int32)[None, :]
-    # A chamber is (x, y, width, height); the stack never holds more than `trips` of them.
-    stack = jnp.zeros((trips + 1, 4), jnp.int32).at[0].set(jnp.array([0, 0, num_cols, num_rows]))
-
-    def divide(trip: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
-        walls, stack, size = carry
-        busy = size > 0  # False once every chamber is split: the trip changes nothing
-        size = size - busy.astype(jnp.int32)
-        x, y, width, height = stack[size]
-        vertical = _splits_vertically(width, height)
-        across = jnp.where(vertical, width, height)  # the wall's offset is drawn across it
-        along = jnp.where(vertical, height, width)  # the passage is drawn along it
-        offset = _wall_offset(wall_draws[trip, across // 2])  # odd, in [1, across)
-        passage = _passage_offset(passage_draws[trip, (along + 1) // 2])  # even, in [0, along)
-        # Both orientations as one expression: the wall line, minus the passage cell.
-        line, pos = jnp.where(vertical, cols, rows), jnp.where(vertical, rows, cols)
-        start = jnp.where(vertical, x, y)
-        first = jnp.where(vertical, y, x)
-        wall = (line == start + offset) & (pos >= first) & (pos < first + along)
-        walls = walls | (busy & wall & (pos != first + passage))
-        before = jnp.where(
-            vertical, jnp.stack([x, y, offset, height]), jnp.stack([x, y, width, offset])
-        )
-        after = jnp.where(
-            vertical,
-            jnp.stack([x + offset + 1, y, width - offset - 1, height]),
-            jnp.stack([x, y + offset + 1, width, height - offset - 1]),
-        )
-        for chamber in (before, after):
-            push = busy & (chamber[2] > 1) & (chamber[3] > 1)
-            stack = stack.at[size].set(jnp.where(push, chamber, stack[size]))
-            size = size + push.astype(jnp.int32)
-        return walls, stack, size
-
-    walls = jnp.zeros((num_rows, num_cols), jnp.bool_)
-    return jax.lax.fori_loop(0, trips, divide, (walls, stack, jnp.int32(1)))[0]
-
-
 def _two_free_cells(key: Array, walls: Array) -> tuple[Position, Position]:
     """Two distinct non-wall cells, uniformly at random: the two largest of i.i.d. Gumbel
-    noise over the free cells (what weighted sampling without replacement draws)."""
+    noise over the free cells (what jumanji's weighted sampling without replacement draws)."""
     noise = jax.random.gumbel(key, (walls.size,), jnp.float32)
     noise = jnp.where(walls.reshape(-1), -jnp.inf, noise)
     # Two argmax passes rather than `top_k`: the same indices (ties have probability 0 and
     # would resolve to the lower index in both), and much cheaper for small batches on CPU.
     agent = jnp.argmax(noise)
     target = jnp.argmax(jnp.where(jnp.arange(walls.size) == agent, -jnp.inf, noise))
-    row, col = jnp.divmod(jnp.stack([agent, target]).astype(jnp.int32), walls.shape[1])
+    return _positions(jnp.stack([agent, target]), walls.shape[1])
+
+
+def _two_free_cells_from_bits(bits: Array, walls: Array) -> tuple[Position, Position]:
+    """Two distinct non-wall cells from u32[R * C] uniform words: the free cells with the
+    largest and second-largest word. Every free cell's word is at least 1 and every wall's is
+    0, so both are free; two free cells tie with probability below ``(R C)**2 / 2**32`` (the
+    lower index wins then), the only departure from uniform."""
+    score = jnp.where(walls.reshape(-1), jnp.uint32(0), bits | 1)
+    agent = jnp.argmax(score)
+    target = jnp.argmax(jnp.where(jnp.arange(walls.size) == agent, jnp.uint32(0), score))
+    return _positions(jnp.stack([agent, target]), walls.shape[1])
+
+
+def _positions(cells: Array, num_cols: int) -> tuple[Position, Position]:
+    row, col = jnp.divmod(cells.astype(jnp.int32), num_cols)
     return Position(row[0], col[0]), Position(row[1], col[1])
 
 
-class RandomGenerator(Generator):
-    """Random mazes by recursive division; agent and target on two distinct free cells.
+def _start(agent: Position, target: Position, walls: Array, key: Array) -> State:
+    return State(
+        agent_position=agent,
+        target_position=target,
+        walls=walls,
+        action_mask=jnp.zeros(4, jnp.bool_),
+        step_count=jnp.int32(0),
+        key=key,
+    )
 
-    For the same key it returns the same `State` (walls, positions, key) as jumanji 1.1.2's
-    ``RandomGenerator(num_rows, num_cols)``.
 
-    Args:
-        num_rows: rows R (>= 1).
-        num_cols: columns C (>= 1); R * C >= 2 so that agent and target fit.
-
-    Raises:
-        ValueError: a non-positive size, or a single-cell maze.
-    """
+class _Division(Generator):
+    """Shared checks of the recursive-division generators."""
 
     def __init__(self, num_rows: int, num_cols: int) -> None:
         super().__init__(num_rows, num_cols)
@@ -273,16 +153,59 @@ class RandomGenerator(Generator):
         """The fixed number of division trips per maze."""
         return max_divisions(self.num_rows, self.num_cols)
 
+
+class RandomGenerator(_Division):
+    """Random mazes by recursive division; agent and target on two distinct free cells.
+
+    The default generator. Its mazes have the law of jumanji 1.1.2's
+    ``RandomGenerator(num_rows, num_cols)``, not its draws: for a given key the maze differs
+    from jumanji's (use `JumanjiRandomGenerator` for that). Per maze, one
+    ``jax.random.bits`` call gives ``2 * max_divisions + R * C`` words: each wall offset and
+    passage is uniform among its positions (`division.uniform_below`), agent and target are
+    two distinct free cells, uniform up to ties of probability below ``(R C)**2 / 2**32``.
+
+    Args:
+        num_rows: rows R (>= 1, < 65536).
+        num_cols: columns C (>= 1, < 65536); R * C >= 2 so that agent and target fit.
+
+    Raises:
+        ValueError: a non-positive or too large size, or a single-cell maze.
+    """
+
+    def __init__(self, num_rows: int, num_cols: int) -> None:
+        super().__init__(num_rows, num_cols)
+        if max(self.num_rows, self.num_cols) >= 2**16:  # `uniform_below` takes 16-bit bounds
+            size = (self.num_rows, self.num_cols)
+            raise ValueError(f"num_rows and num_cols must be < 65536, got {size}")
+
     def __call__(self, key: Array) -> State:
         """A random maze and start/target cells; the state keeps a key for autoreset."""
+        key, draw_key = jax.random.split(key)
+        trips, cells = self.max_divisions, self.num_rows * self.num_cols
+        bits = jax.random.bits(draw_key, (2 * trips + cells,), jnp.uint32)
+        walls = division.divide(bits[:trips], bits[trips : 2 * trips], self.num_rows, self.num_cols)
+        agent, target = _two_free_cells_from_bits(bits[2 * trips :], walls)
+        return _start(agent, target, walls, key)
+
+
+class JumanjiRandomGenerator(_Division):
+    """jumanji 1.1.2's ``RandomGenerator``, key for key: the same `State` (walls, positions,
+    key) for the same key, by the same draws in the same order.
+
+    Use it to compare with jumanji step by step; `RandomGenerator` has the same law and
+    costs about half as much per maze.
+
+    Args:
+        num_rows: rows R (>= 1).
+        num_cols: columns C (>= 1); R * C >= 2 so that agent and target fit.
+
+    Raises:
+        ValueError: a non-positive size, or a single-cell maze.
+    """
+
+    def __call__(self, key: Array) -> State:
+        """jumanji's maze and start/target cells for ``key``; the state keeps a key."""
         key, maze_key, cells_key = jax.random.split(key, 3)
-        walls = _recursive_division(maze_key, self.num_rows, self.num_cols)
+        walls = division.divide_keyed(maze_key, self.num_rows, self.num_cols)
         agent, target = _two_free_cells(cells_key, walls)
-        return State(
-            agent_position=agent,
-            target_position=target,
-            walls=walls,
-            action_mask=jnp.zeros(4, jnp.bool_),
-            step_count=jnp.int32(0),
-            key=key,
-        )
+        return _start(agent, target, walls, key)
