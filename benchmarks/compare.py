@@ -305,6 +305,33 @@ def _find(records: list[dict], index: int, lib: str, B: int) -> dict | None:
 KEPT_MARKER = "<!-- compare.py keeps everything below this line -->"
 
 
+def _fill_state_bytes(records: list[dict[str, Any]]) -> bool:
+    """Adds ``state_bytes_per_env`` where a record (from before the field) lacks it: the
+    carried state's size does not depend on B or T, so it is read from a B=1, T=1 rollout
+    (`harness.state_bytes`, shapes only). Returns whether any record changed."""
+    sizes: dict[tuple[str, str, str], int | None] = {}
+    changed = False
+    for record in records:
+        if record.get("state_bytes_per_env") is not None:
+            continue
+        side = (record["library"], record["env"], record["obs"])
+        if side not in sizes:
+            sizes[side] = getattr(_make(*side, 1, 1)[0], "state_bytes_per_env", None)
+        record["state_bytes_per_env"] = sizes[side]
+        changed = True
+    return changed
+
+
+def _state_cell(record: dict[str, Any]) -> str:
+    size = record.get("state_bytes_per_env")
+    return "" if size is None else f"{size:,}"
+
+
+def _kib_per_env(record: dict[str, Any]) -> str:
+    peak = record.get("peak_bytes")
+    return f"{peak / record['B'] / 1024:.1f}" if peak else ""
+
+
 def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
     """The RESULTS.md text for ``records``."""
     first = records[0]
@@ -344,10 +371,18 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
         "step (`reset+step s`: `jit(vmap(reset))` and `jit(vmap(step))`, autoreset included,",
         "compiled separately).",
         "",
+        "Memory per environment, two ways. `KiB/env` is the rollout program's peak (XLA's",
+        "memory analysis: temporaries, arguments and outputs) divided by B; it includes the",
+        "harness's own T x B pre-sampled actions and their sampling temporaries, alike for",
+        "both sides. `state B/env` is what one environment carries from step to step (the",
+        "leaves of its reset's output: state, plus observation and timestep where the",
+        "library keeps them there; `harness.state_bytes`): what B environments hold.",
+        "",
         "| comparison | B | horizax steps/s | peer steps/s | ratio | target | "
         "horizax compile s | peer compile s | compile ratio | horizax reset+step s | "
-        "peer reset+step s | reset+step ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "peer reset+step s | reset+step ratio | horizax KiB/env | peer KiB/env | "
+        "horizax state B/env | peer state B/env |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for index, (label, _, peer, _, target) in enumerate(COMPARISONS):
         for B in batches:
@@ -368,7 +403,10 @@ def render(records: list[dict[str, Any]], batches: Sequence[int]) -> str:
                 f"{'' if target is None else f'>= {target}x'} | "
                 f"{ours['compile_s']:.2f} | {theirs['compile_s']:.2f} | "
                 f"{ours['compile_s'] / theirs['compile_s']:.2f}"
-                f"{' (<= 0.25)' if FIRST_ISSUE3 <= index < FIRST_MAZE else ''} |" + split_cells
+                f"{' (<= 0.25)' if FIRST_ISSUE3 <= index < FIRST_MAZE else ''} |"
+                + split_cells
+                + "".join(f" {_kib_per_env(r)} |" for r in (ours, theirs))
+                + "".join(f" {_state_cell(r)} |" for r in (ours, theirs))
             )
     lines += [
         "",
@@ -460,6 +498,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             json.dump(fresh, f, indent=2, default=str)
     with open(out_json, encoding="utf-8") as f:
         records = json.load(f)
+    if _fill_state_bytes(records):
+        with open(out_json, "w", encoding="utf-8") as f:
+            json.dump(records, f, indent=2, default=str)
     results = os.path.join(HERE, "RESULTS.md")
     # Hand-recorded runs of other scripts (before_after.py) follow the marker; keep them.
     kept_text = ""

@@ -99,7 +99,16 @@ def make_scan_rollout(
         (_, episodes, checksum), _ = jax.lax.scan(body, init, actions)
         return episodes, checksum
 
+    rollout.state_bytes_per_env = state_bytes(reset)  # type: ignore[attr-defined]
     return rollout
+
+
+def state_bytes(reset: Callable[[jax.Array], Any]) -> int:
+    """Bytes of what one environment carries from step to step: the leaves of ``reset``'s
+    output (state and, where the library keeps it there, observation and timestep), by
+    `jax.eval_shape` (nothing is computed)."""
+    shapes = jax.eval_shape(reset, jax.random.PRNGKey(0))
+    return sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree_util.tree_leaves(shapes))
 
 
 def machine_info() -> dict[str, Any]:
@@ -266,6 +275,7 @@ def time_rollout(
         "episodes": episodes,
         "checksum": checksum,
         "memory": _memory_analysis(compiled),
+        "state_bytes_per_env": getattr(rollout_fn, "state_bytes_per_env", None),
         "rss_delta_bytes": max(0, _max_rss_bytes() - rss_before),
     }
     if keep_compiled:

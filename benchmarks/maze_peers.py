@@ -28,7 +28,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-from harness import MakeRollout, RolloutFn, make_scan_rollout
+from harness import MakeRollout, RolloutFn, make_scan_rollout, state_bytes
 
 MAZE_SHAPE = (10, 10)
 MAZE_MODES = ("autoreset", "select", "reset")
@@ -54,6 +54,7 @@ def _reset_only_rollout(reset: Callable[[jax.Array], Any], B: int, T: int) -> Ro
         total, _ = jax.lax.scan(body, jnp.int32(0), jax.random.split(key, T))
         return jnp.int32(B * T), total
 
+    rollout.state_bytes_per_env = state_bytes(reset)  # type: ignore[attr-defined]
     return rollout
 
 
