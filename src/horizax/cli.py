@@ -8,9 +8,10 @@ a progress bar, and prints episode statistics, compile time and throughput.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 DEFAULT_ENV = "MiniGrid-DoorKey-8x8-v0"
@@ -89,8 +90,8 @@ def rollout_stats(
     key = jax.random.PRNGKey(seed)
     init_key, run_key = jax.random.split(key)
     start = time.perf_counter()
-    carry = jax.jit(init)(init_key)
-    chunk_fn = jax.jit(run_chunk).lower(carry, run_key).compile()
+    init_fn, chunk_fn = _compile_both(init, run_chunk, init_key, run_key)
+    carry = init_fn(init_key)
     compile_s = time.perf_counter() - start
     start = time.perf_counter()
     for i, chunk_key in enumerate(jax.random.split(run_key, chunks)):
@@ -114,6 +115,30 @@ def rollout_stats(
         "jax": jax.__version__,
         "backend": jax.default_backend(),
     }
+
+
+# The reset program runs once, so it is compiled for compile time (XLA's backend optimisation
+# level 0: about 0.2 s less for DoorKey-8x8 on a 2-core CPU, its single run still ~2 ms).
+_ONE_SHOT_OPTIONS: dict[str, str | bool] = {"xla_backend_optimization_level": "0"}
+
+
+def _compile_both(
+    init: Callable[..., Any], run_chunk: Callable[..., Any], init_key: Any, run_key: Any
+) -> tuple[Any, Any]:
+    """The compiled reset and chunk programs.
+
+    The chunk is traced and lowered (Python, holding the GIL) against the reset's output
+    types while XLA compiles the reset in a worker thread (C++, without the GIL); only then
+    is the chunk compiled, so the two XLA compiles never compete for the CPU.
+    """
+    import jax
+
+    lowered_init = jax.jit(init).lower(init_key)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        init_future = pool.submit(lowered_init.compile, _ONE_SHOT_OPTIONS)
+        lowered_chunk = jax.jit(run_chunk).lower(lowered_init.out_info, run_key)
+        init_fn = init_future.result()
+    return init_fn, lowered_chunk.compile()
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
