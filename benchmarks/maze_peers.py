@@ -11,7 +11,7 @@ re-exported by ``peers.py``:
   (= ``VmapAutoReset``), whose ``reset_where`` draws mazes only for finished environments.
   Both reset inside the terminal step (LAST keeps the transition's reward and discount).
 * ``"select"``: the same rollout, but both libraries' bare ``Maze`` under ONE autoreset
-  written here (`_select_autoreset`: ``lax.cond`` on LAST, a select under ``vmap``, so every
+  written here (`_SelectAutoReset`: ``lax.cond`` on LAST, a select under ``vmap``, so every
   environment draws a maze on every step, as gymnax-style code that resets every step
   does). The next episode's key is ``split(state.key)[0]`` on both sides.
 * ``"reset"``: reset-only throughput: a scan of ``T`` vmapped resets of ``B`` environments

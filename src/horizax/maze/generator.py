@@ -16,6 +16,7 @@ waits on the batch's slowest one.
 from __future__ import annotations
 
 import abc
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -103,14 +104,10 @@ class ToyGenerator(Generator):
 
 def _two_free_cells(key: Array, walls: Array) -> tuple[Position, Position]:
     """Two distinct non-wall cells, uniformly at random: the two largest of i.i.d. Gumbel
-    noise over the free cells (what jumanji's weighted sampling without replacement draws)."""
+    noise over the free cells (what jumanji's weighted sampling without replacement draws;
+    ties have probability 0)."""
     noise = jax.random.gumbel(key, (walls.size,), jnp.float32)
-    noise = jnp.where(walls.reshape(-1), -jnp.inf, noise)
-    # Two argmax passes rather than `top_k`: the same indices (ties have probability 0 and
-    # would resolve to the lower index in both), and much cheaper for small batches on CPU.
-    agent = jnp.argmax(noise)
-    target = jnp.argmax(jnp.where(jnp.arange(walls.size) == agent, -jnp.inf, noise))
-    return _positions(jnp.stack([agent, target]), walls.shape[1])
+    return _two_largest(jnp.where(walls.reshape(-1), -jnp.inf, noise), -jnp.inf, walls)
 
 
 def _two_free_cells_from_bits(bits: Array, walls: Array) -> tuple[Position, Position]:
@@ -118,9 +115,17 @@ def _two_free_cells_from_bits(bits: Array, walls: Array) -> tuple[Position, Posi
     largest and second-largest word. Every free cell's word is at least 1 and every wall's is
     0, so both are free; two free cells tie with probability below ``(R C)**2 / 2**32`` (the
     lower index wins then), the only departure from uniform."""
-    score = jnp.where(walls.reshape(-1), jnp.uint32(0), bits | 1)
+    return _two_largest(jnp.where(walls.reshape(-1), jnp.uint32(0), bits | 1), 0, walls)
+
+
+def _two_largest(score: Array, lowest: Any, walls: Array) -> tuple[Position, Position]:
+    """The cells of the largest and second-largest ``score`` (``lowest`` marks walls).
+
+    Two argmax passes rather than `top_k`: the same indices (a tie resolves to the lower
+    index in both), and much cheaper for small batches on CPU.
+    """
     agent = jnp.argmax(score)
-    target = jnp.argmax(jnp.where(jnp.arange(walls.size) == agent, jnp.uint32(0), score))
+    target = jnp.argmax(jnp.where(jnp.arange(score.size) == agent, lowest, score))
     return _positions(jnp.stack([agent, target]), walls.shape[1])
 
 
