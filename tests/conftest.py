@@ -2,10 +2,13 @@
 
 XLA's CPU backend compiles the tests' programs at LLVM optimisation level 0
 (``--xla_backend_optimization_level=0`` in ``XLA_FLAGS``): most of the suite's time is
-compilation, this cuts it by about a fifth, and it changes no result (no fast-math: the
-golden layout and rollout hashes are bit-exact at both levels). The benchmarks, `horizax run`
-and users' programs keep XLA's default. ``HORIZAX_TEST_XLA_DEFAULT=1``, or an
-``XLA_FLAGS`` that already sets the level, tests the default code generation instead.
+compilation, this cuts it by about a fifth, and it changes no integer result (the golden
+layout and rollout hashes are bit-exact at both levels). Float transcendentals can differ
+in the last bit: the orbital comparison with orbitalgym's recording compiles its replay at
+level 2, where a tank burnt to its last gram must read exactly zero as it did there.
+The benchmarks, `horizax run` and users' programs keep XLA's default.
+``HORIZAX_TEST_XLA_DEFAULT=1``, or an ``XLA_FLAGS`` that already sets the level, tests the
+default code generation instead.
 
 The cache is opt-in: set ``HORIZAX_TEST_JAX_CACHE`` to a directory to turn it on (unset,
 or ``off``, ``0``, ``false``, ``no``, empty: off). A warm cache shortens compile-bound

@@ -25,6 +25,7 @@ import horizax
 from horizax.grid import observations
 from horizax.grid import registry as grid_registry
 from horizax.maze import registration as maze_registration
+from horizax.orbital import registration as orbital_registration
 from horizax.testing import check_env
 from horizax.testing.conformance import check_rollouts
 
@@ -93,7 +94,7 @@ ROLLOUTS_ONLY = sorted(set(horizax.registered_ids()) - set(FULLY_CHECKED))
 
 def _registration_module(env_id: str) -> ModuleType:
     """The module whose ``ENVIRONMENTS`` registers ``env_id``."""
-    modules = (*grid_registry.FAMILY_MODULES, maze_registration)
+    modules = (*grid_registry.FAMILY_MODULES, maze_registration, orbital_registration)
     owners = [m for m in modules if env_id in getattr(m, "ENVIRONMENTS", {})]
     assert len(owners) == 1, f"{env_id} is registered by {owners}"
     return owners[0]

@@ -2,7 +2,9 @@
 
 ``horizax run`` is the main job: it resets ``--batch`` environments, then steps them with a
 uniform random policy (autoreset on) inside one jitted `lax.scan` per chunk of steps, showing
-a progress bar, and prints episode statistics, compile time and throughput.
+a progress bar, and prints episode statistics, compile time and throughput. The random
+actions are drawn from the environment's action space (``Discrete`` or ``Box``), so every
+family runs the same way.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ def rollout_stats(
         from horizax.core.protocol import functional
 
         env = FunctionalTimestepEnv(functional(env))
+    action_space = env.action_space
     chunks = max(1, min(chunks, steps))
     chunk_len = -(-steps // chunks)
     total_steps = chunk_len * chunks
@@ -70,7 +73,8 @@ def rollout_stats(
     def run_chunk(carry: Any, key: jax.Array) -> Any:
         def body(inner: Any, step_key: jax.Array) -> tuple[Any, None]:
             timestep, running, (episodes, returns, terminated, truncated, successes) = inner
-            actions = jax.random.randint(step_key, (batch,), 0, env.num_actions)
+            # Discrete.sample is randint(0, n): the gridworld's and Maze's draws are unchanged.
+            actions = action_space.sample(step_key, (batch,))
             timestep = jax.vmap(env.step)(timestep, actions)
             running = jnp.where(timestep.t == 0, 0.0, running + timestep.reward)
             ended = timestep.is_done()

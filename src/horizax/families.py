@@ -15,6 +15,7 @@ def register_families() -> None:
     """Registers every family's ids and aliases (the registry calls this once, lazily)."""
     from horizax.grid import registry as grid
     from horizax.maze import registration as maze
+    from horizax.orbital import registration as orbital
 
-    for family in (grid, maze):
+    for family in (grid, maze, orbital):
         registry.register_all(family.ENVIRONMENTS, family.ALIASES)

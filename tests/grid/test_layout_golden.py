@@ -26,7 +26,12 @@ def _differing(kind: str, compute) -> list[str]:
 def test_golden_data_covers_every_registered_id():
     """A new id without a pinned layout would escape the check below."""
     assert GOLDEN["num_keys"] == layout_golden.NUM_KEYS
-    assert sorted(GOLDEN["reset"]) == horizax.registered_ids()
+    assert sorted(GOLDEN["reset"]) == layout_golden.layout_ids()
+    assert set(horizax.registered_ids()) - set(layout_golden.layout_ids()) == {
+        "Orbital-GetOffMyLawn-v0",
+        "Orbital-LadyBanditGuard-v0",
+        "Orbital-PursuitEvasion-v0",
+    }
     assert sorted(GOLDEN["rollout"]) == sorted(layout_golden.ROLLOUT_IDS)
 
 

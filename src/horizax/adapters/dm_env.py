@@ -20,6 +20,12 @@ as numpy arrays (a dict of them for ``Dict`` spaces). The first episode starts f
 ``jax.random.PRNGKey(seed)`` and each later one from the family's next-episode key, so a
 seed plays the same episodes here as through the native API and every other adapter.
 
+Actions. A ``Discrete(n)`` space has ``action_spec()`` ``DiscreteArray(n)`` and takes an
+integer in ``[0, n)``. A ``Box`` space (the orbital games' velocity changes) has a
+``BoundedArray`` of its shape, dtype and bounds and takes a float or integer array of exactly
+that shape, cast to the dtype; values outside the bounds are passed to the environment
+unclipped, as in every adapter (`horizax.adapters.actions`).
+
 Requires the ``dm-env`` extra: ``pip install 'horizax[dm-env]'``.
 """
 
@@ -40,6 +46,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"extra: pip install 'horizax[dm-env]'. Original error: {err}"
     ) from err
 
+from horizax.adapters.actions import check_action_space, check_box_action
 from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.protocol import FunctionalEnv, Step, functional
@@ -115,7 +122,7 @@ class DmEnv(dm_env.Environment):
     Raises:
         TypeError: overrides given with an environment object, an unhashable protocol
             object (it is a static argument of the jitted functions), or an action space
-            that is not Discrete.
+            other than Discrete or a float/integer Box.
         ValueError: an unknown id.
     """
 
@@ -125,11 +132,9 @@ class DmEnv(dm_env.Environment):
         elif overrides:
             raise TypeError(f"overrides {sorted(overrides)} need an environment id, not an object")
         self.fenv: FunctionalEnv = functional(env)
-        if not isinstance(self.fenv.action_space, spaces.Discrete):
-            raise TypeError(f"needs a Discrete action space, got {self.fenv.action_space!r}")
+        self._action_space = check_action_space(self.fenv.action_space)
         self.env_id = str(getattr(self.fenv, "env_id", "") or "")
         self.max_steps = int(self.fenv.max_steps)
-        self._num_actions = int(self.fenv.action_space.n)
         self._observation_spec = to_dm_env_spec(self.fenv.observation_space, "observation")
         try:
             hash(self.fenv)
@@ -156,7 +161,8 @@ class DmEnv(dm_env.Environment):
         return dm_env.restart(self._observation(step))
 
     def step(self, action: Any) -> dm_env.TimeStep:
-        """Applies ``action`` (an int in ``[0, num_actions)``).
+        """Applies ``action``: an int in ``[0, num_actions)`` for a ``Discrete`` space, an
+        array of the space's shape for a ``Box`` (see the module docstring).
 
         After a LAST timestep (or before any `reset`) this starts a new episode instead and
         ignores ``action``, returning a FIRST timestep.
@@ -166,8 +172,9 @@ class DmEnv(dm_env.Environment):
             termination, 1.0 on truncation. Rewards are ``f32[]`` numpy scalars.
 
         Raises:
-            TypeError: a non-integer action.
-            ValueError: an action outside ``[0, num_actions)`` or not a scalar.
+            TypeError: Discrete: a non-integer action; Box: a bool or non-numeric one.
+            ValueError: Discrete: an action outside ``[0, num_actions)`` or not a scalar;
+                Box: an action of another shape.
         """
         if self._needs_reset:
             return self.reset()
@@ -184,22 +191,28 @@ class DmEnv(dm_env.Environment):
         return dm_env.transition(reward, observation, discount=np.float32(1.0))  # pyright: ignore[reportArgumentType]  untyped dm_env: pyright types a parameter by its default (1.0)
 
     def _check_action(self, action: Any) -> np.ndarray:
+        if isinstance(self._action_space, spaces.Box):
+            return np.asarray(check_box_action(action, self._action_space))
+        num_actions = int(self._action_space.n)
         array = np.asarray(action)
         if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
             raise TypeError(f"action must be an integer, got dtype {array.dtype}")
         if array.shape != ():
             raise ValueError(f"action must be a scalar, got shape {array.shape}")
-        if not 0 <= int(array) < self._num_actions:
-            raise ValueError(f"action {int(array)} is outside [0, {self._num_actions})")
+        if not 0 <= int(array) < num_actions:
+            raise ValueError(f"action {int(array)} is outside [0, {num_actions})")
         return array.astype(np.int32)
 
     def observation_spec(self) -> Any:
         """The observation spec, converted from the environment's observation space."""
         return self._observation_spec
 
-    def action_spec(self) -> specs.DiscreteArray:  # pyright: ignore[reportIncompatibleMethodOverride]  untyped dm_env: its abstract method's return is inferred as None
-        """``DiscreteArray(num_actions)`` of i32 actions."""
-        return specs.DiscreteArray(self._num_actions, dtype=np.int32, name="action")
+    def action_spec(self) -> specs.BoundedArray:  # pyright: ignore[reportIncompatibleMethodOverride]  untyped dm_env: its abstract method's return is inferred as None
+        """``DiscreteArray(n)`` of i32 actions for a ``Discrete(n)`` space; for a ``Box``, the
+        ``BoundedArray`` of its shape, dtype and bounds (a ``DiscreteArray`` is one too)."""
+        if isinstance(self._action_space, spaces.Box):
+            return to_dm_env_spec(self._action_space, "action")
+        return specs.DiscreteArray(int(self._action_space.n), dtype=np.int32, name="action")
 
     def reward_spec(self) -> specs.Array:
         """A scalar f32 reward."""

@@ -7,16 +7,20 @@ adapter serves every family without a second code path. It adds no autoreset of 
 is the episode engine's NEXT_STEP mode (`horizax.core.episode`: the step after an ending one
 ignores its action and starts a new episode from the family's next-episode key; under `vmap`
 only the finished environments draw one), plus the last `Step`, from which the accessors read.
+Actions go to the protocol view as they are: a ``Discrete`` or a ``Box`` action space alike
+(the adapter on top checks them, `horizax.adapters.actions`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Protocol, runtime_checkable
 
 from jax import Array
 
 from horizax.core import episode as engine
+from horizax.core import spaces
 from horizax.core.protocol import FunctionalEnv, Step
 from horizax.core.step_type import check_truncation
 from horizax.core.struct import pytree_dataclass
@@ -87,6 +91,7 @@ class TimestepEnv(Protocol):
     """
 
     num_actions: int
+    action_space: Any
     max_steps: int
     env_id: str
     observation_space: Any
@@ -112,8 +117,17 @@ class FunctionalTimestepEnv:
 
     @property
     def num_actions(self) -> int:
-        """Size of the discrete action space."""
-        return int(self.fenv.action_space.n)
+        """Size of a ``Discrete`` action space; for a ``Box``, its number of components (the
+        action dimension, as gymnax's continuous environments report ``num_actions``)."""
+        space = self.fenv.action_space
+        if isinstance(space, spaces.Discrete):
+            return int(space.n)
+        return math.prod(space.shape)
+
+    @property
+    def action_space(self) -> Any:
+        """The protocol's action space (``Discrete`` or ``Box``)."""
+        return self.fenv.action_space
 
     @property
     def max_steps(self) -> int:

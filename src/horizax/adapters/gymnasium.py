@@ -21,6 +21,11 @@ declares its own ``MissionSpace``, a ``Space[str]`` too). Other environments ret
 protocol observation (`horizax.core.protocol`) as numpy arrays, in the Gymnasium version of
 their horizax space (``Box``, ``Discrete`` as a Python ``int``, ``Dict``).
 
+Actions. A ``Discrete(n)`` action space takes an integer in ``[0, n)``. A ``Box`` action space
+(the orbital games' velocity changes) becomes ``gymnasium.spaces.Box`` and takes a float or
+integer array of exactly its shape, cast to its dtype; values outside the bounds are passed
+to the environment unclipped, as every adapter does (`horizax.adapters.actions`).
+
 Episode boundary. ``terminated`` and ``truncated`` are the protocol's two flags, passed
 through as Python ``bool`` (never both True); the reward is a Python ``float``. horizax
 environments truncate by themselves at ``max_steps``, so the ids are registered with
@@ -52,7 +57,6 @@ from jax import Array
 
 try:
     import gymnasium
-    from gymnasium import spaces as gym_spaces
     from gymnasium.envs.registration import EnvSpec
 except ImportError as err:  # pragma: no cover - exercised only without gymnasium
     raise ImportError(
@@ -60,6 +64,7 @@ except ImportError as err:  # pragma: no cover - exercised only without gymnasiu
         f"the `gymnasium` extra: pip install 'horizax[gymnasium]'. Original error: {err}"
     ) from err
 
+from horizax.adapters.actions import check_box_action
 from horizax.adapters.gymnasium_common import (
     METADATA,
     NAMESPACE,
@@ -71,6 +76,7 @@ from horizax.adapters.gymnasium_common import check_render_mode as check_render_
 from horizax.adapters.gymnasium_spaces import ObservationCodec, copy_info, to_gymnasium_space
 from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv
 from horizax.core import episode as engine
+from horizax.core import spaces
 from horizax.core.episode import seed_key
 from horizax.core.registry import registered_ids
 
@@ -130,8 +136,8 @@ class GymnasiumEnv(gymnasium.Env):
         self._handle = StaticArg(self.fenv)
         self._codec = ObservationCodec(self.fenv.observation_space)
         self.observation_space = self._codec.space
-        self._num_actions = int(self.fenv.action_space.n)
-        self.action_space = gym_spaces.Discrete(self._num_actions)
+        self._action_space = self.fenv.action_space
+        self.action_space = to_gymnasium_space(self._action_space)
         self.max_steps = int(self.fenv.max_steps)
         self.render_mode = check_render_mode(render_mode)
         self._episode: engine.Episode | None = None
@@ -156,7 +162,8 @@ class GymnasiumEnv(gymnasium.Env):
         return self._codec.single(observation), copy_info(info)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Applies ``action`` (an int in ``[0, n)``).
+        """Applies ``action``: an int in ``[0, n)`` for a ``Discrete`` space, an array of the
+        space's shape for a ``Box`` (see the module docstring).
 
         Returns:
             ``(observation, reward, terminated, truncated, info)``: Python ``float`` reward and
@@ -164,13 +171,17 @@ class GymnasiumEnv(gymnasium.Env):
 
         Raises:
             gymnasium.error.ResetNeeded: before the first `reset`.
-            TypeError, ValueError: for a non-integer or out-of-range action.
+            TypeError, ValueError: Discrete: a non-integer or out-of-range action; Box: a
+                bool or non-numeric action, or one of another shape.
         """
         if self._episode is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        action = check_action(action, self._num_actions)
-        if action.shape != ():
-            raise ValueError(f"action must be a scalar, got shape {action.shape}")
+        if isinstance(self._action_space, spaces.Box):
+            action = check_box_action(action, self._action_space)
+        else:
+            action = check_action(action, int(self._action_space.n))
+            if action.shape != ():
+                raise ValueError(f"action must be a scalar, got shape {action.shape}")
         self._episode, step, _ = _step(self._handle, self._episode, action)
         observation, reward, terminated, truncated, info = jax.device_get(
             (step.observation, step.reward, step.terminated, step.truncated, step.info)

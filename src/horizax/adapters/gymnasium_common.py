@@ -1,5 +1,9 @@
 """What the Gymnasium single and vector environments share: ids, render modes, actions.
 
+Actions: a ``Discrete`` space takes integers in ``[0, n)`` (`check_action`); a ``Box`` space
+follows the rule of every adapter (`horizax.adapters.actions.check_box_action`: float or
+integer arrays of exactly the space's shape, cast to its dtype, values passed on unclipped).
+
 Requires the ``gymnasium`` extra (imported by `horizax.adapters.gymnasium`, which checks it).
 """
 
@@ -10,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from horizax.core import spaces
+from horizax.adapters.actions import check_action_space
 from horizax.core.protocol import functional
 from horizax.core.registry import make as make_horizax
 from horizax.core.registry import resolve
@@ -59,7 +63,7 @@ def resolve_env(env: Any, overrides: Mapping[str, Any]) -> tuple[Any, str]:
 
     Raises:
         TypeError: overrides given with an environment object, or an env without a protocol
-            view or with a non-Discrete action space.
+            view or with an action space other than Discrete or a float/integer Box.
         ValueError: an unknown id (with suggestions).
     """
     if isinstance(env, str):
@@ -73,10 +77,7 @@ def resolve_env(env: Any, overrides: Mapping[str, Any]) -> tuple[Any, str]:
             )
         fenv = functional(env)
         env_id = getattr(fenv, "env_id", "") or ""
-    if not isinstance(fenv.action_space, spaces.Discrete):
-        raise TypeError(
-            f"the Gymnasium adapter needs a Discrete action space, got {fenv.action_space!r}"
-        )
+    check_action_space(fenv.action_space)
     return fenv, env_id
 
 
@@ -90,7 +91,8 @@ def check_render_mode(render_mode: str | None) -> str | None:
 
 
 def check_action(action: Any, n: int) -> np.ndarray:
-    """An integer action in ``[0, n)`` as an i32 array of the same shape.
+    """An integer action of a ``Discrete(n)`` space, in ``[0, n)``, as an i32 array of the same
+    shape.
 
     Raises:
         TypeError: for bools or non-integer dtypes.

@@ -22,6 +22,12 @@ gives environment ``i`` the seed ``s + i``; a list gives one seed (or None) per 
 None continues each environment with its next episode key (see the module doc of
 `horizax.adapters.gymnasium`). The autoreset itself runs inside the jitted step
 (`horizax.core.episode`), drawing layouts only for the environments that reset.
+
+Actions are one per environment: ints of shape ``[num_envs]`` for a ``Discrete`` space; for a
+``Box`` space an array of exactly ``(num_envs, *shape)`` (``action_space`` is
+``batch_space`` of the single Box), float or integer, cast to the space's dtype, values
+passed on unclipped (`horizax.adapters.actions`, the rule of every adapter). An environment
+whose step ignores its action (NEXT_STEP, after its episode ended) ignores its row too.
 """
 
 from __future__ import annotations
@@ -32,11 +38,11 @@ from typing import Any
 import gymnasium
 import jax
 import numpy as np
-from gymnasium import spaces as gym_spaces
 from gymnasium.vector import AutoresetMode as GymAutoresetMode
 from gymnasium.vector.utils import batch_space
 from jax import Array
 
+from horizax.adapters.actions import check_box_action
 from horizax.adapters.gymnasium_common import (
     METADATA,
     StaticArg,
@@ -44,8 +50,9 @@ from horizax.adapters.gymnasium_common import (
     check_render_mode,
     resolve_env,
 )
-from horizax.adapters.gymnasium_spaces import ObservationCodec
+from horizax.adapters.gymnasium_spaces import ObservationCodec, to_gymnasium_space
 from horizax.core import episode as engine
+from horizax.core import spaces
 from horizax.core.episode import AutoresetMode, seed_key
 
 __all__ = ["GymnasiumVectorEnv", "HorizaxVectorEnv"]
@@ -136,8 +143,8 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self.max_steps = int(self.fenv.max_steps)
         self.single_observation_space = self._codec.space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._num_actions = int(self.fenv.action_space.n)
-        self.single_action_space = gym_spaces.Discrete(self._num_actions)
+        self._action_space = self.fenv.action_space
+        self.single_action_space = to_gymnasium_space(self._action_space)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._episodes: engine.Episode | None = None
         self._observations: Any = None  # last batched observation (protocol arrays)
@@ -227,7 +234,8 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     # -- step -----------------------------------------------------------------------------
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Steps every environment with ``actions`` (ints, shape ``[num_envs]``).
+        """Steps every environment with ``actions``: ints of shape ``[num_envs]`` (Discrete),
+        an array of shape ``(num_envs, *shape)`` (Box).
 
         Returns:
             ``(observations, rewards f64[N], terminations bool[N], truncations bool[N],
@@ -236,13 +244,16 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         Raises:
             gymnasium.error.ResetNeeded: before the first `reset`.
             RuntimeError: DISABLED mode, stepping an environment whose episode ended.
-            TypeError, ValueError: actions of the wrong dtype, shape or range.
+            TypeError, ValueError: actions of the wrong dtype or shape (or, Discrete, range).
         """
         if self._episodes is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        actions = check_action(actions, self._num_actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        if isinstance(self._action_space, spaces.Box):
+            actions = check_box_action(actions, self._action_space, (self.num_envs,))
+        else:
+            actions = check_action(actions, int(self._action_space.n))
+            if actions.shape != (self.num_envs,):
+                raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if self._mode is AutoresetMode.DISABLED and self._done.any():
             raise RuntimeError(
                 f"autoreset is disabled and environments {np.flatnonzero(self._done).tolist()} "

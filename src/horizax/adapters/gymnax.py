@@ -37,6 +37,13 @@ this adapter is tested against). gymnax 1.0 changed ``Environment.step`` to retu
 unpack six values, so they cannot be stacked on this adapter with gymnax >= 1.0; calling
 ``reset``/``step`` directly works with both.
 
+Actions. A ``Discrete(n)`` action space is gymnax's ``Discrete(n)``. A ``Box`` one (the
+orbital games' velocity changes) is gymnax's ``Box`` with the same bounds, shape and dtype,
+``num_actions`` its number of components (gymnax's convention for continuous actions); `step`
+checks the action's dtype and shape when it is traced, as every adapter does
+(`horizax.adapters.actions`: a float or integer array of exactly the space's shape, cast to
+its dtype, out-of-bounds values passed to the environment unclipped).
+
 `reset` and `step` are not jitted here (gymnax jits them in its base class): they are pure,
 so wrap them in `jax.jit`/`jax.vmap`/`jax.lax.scan` yourself.
 
@@ -60,6 +67,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"`gymnax` extra: pip install 'horizax[gymnax]'. Original error: {err}"
     ) from err
 
+from horizax.adapters.actions import check_action_space, check_box_action
 from horizax.adapters.functional_timestep import FunctionalTimestepEnv, TimestepEnv
 from horizax.core import spaces
 from horizax.core.protocol import functional
@@ -120,7 +128,8 @@ class ToGymnax(gymnax_environment.Environment):
             with the same autoreset rule.
 
     Raises:
-        TypeError: if ``env`` is neither.
+        TypeError: if ``env`` is neither, or its action space is neither Discrete nor a
+            float/integer Box.
     """
 
     def __init__(self, env: Any) -> None:
@@ -138,6 +147,7 @@ class ToGymnax(gymnax_environment.Environment):
                     f"functional-protocol view, e.g. the Maze), got {type(env)!r}"
                 ) from err
             self._env = FunctionalTimestepEnv(fenv)
+        check_action_space(self._env.action_space)
 
     @classmethod
     def wrap(cls, env: Any) -> tuple[ToGymnax, EnvParams]:
@@ -173,12 +183,17 @@ class ToGymnax(gymnax_environment.Environment):
 
     @property
     def num_actions(self) -> int:
-        """Number of discrete actions (``env.num_actions``)."""
+        """Number of discrete actions (``env.num_actions``); for a ``Box`` action space, its
+        number of components."""
         return self._env.num_actions
 
-    def action_space(self, params: EnvParams | None = None) -> gymnax_spaces.Discrete:
-        """The gymnax ``Discrete(env.num_actions)`` space; ``params`` is ignored."""
+    def action_space(self, params: EnvParams | None = None) -> Any:
+        """The gymnax ``Discrete(env.num_actions)`` space, or for a ``Box`` action space the
+        gymnax ``Box`` of its bounds, shape and dtype; ``params`` is ignored."""
         del params
+        space = self._env.action_space
+        if isinstance(space, spaces.Box):
+            return _to_gymnax_space(space)
         return gymnax_spaces.Discrete(self._env.num_actions)
 
     def observation_space(self, params: EnvParams | None = None) -> Any:
@@ -218,7 +233,8 @@ class ToGymnax(gymnax_environment.Environment):
             key: PRNG key, unused: horizax carries its own key in
                 ``state.timestep.state.key``.
             state: the state returned by the previous `reset`/`step`.
-            action: i32[] integer action in ``[0, num_actions)``.
+            action: i32[] integer action in ``[0, num_actions)``, or for a ``Box`` action
+                space an array of its shape (f32[3 * vehicles] for the orbital games).
             params: ignored.
 
         Returns:
@@ -226,8 +242,15 @@ class ToGymnax(gymnax_environment.Environment):
             ``= timestep.is_done()`` (truncation or termination), and ``info`` with bool[]
             ``"terminated"``, bool[] ``"truncated"`` and f32[] ``"discount"`` (0.0 only on
             termination).
+
+        Raises:
+            TypeError, ValueError: for a ``Box`` action space, a bool or non-numeric action,
+                or one of another shape (at trace time).
         """
         del key, params
+        space = self._env.action_space
+        if isinstance(space, spaces.Box):
+            action = check_box_action(action, space)
         timestep = self._env.step(state.timestep, action)
         info = {
             "terminated": timestep.is_termination(),

@@ -8,9 +8,15 @@
 
 Layout (batch size ``[B]``): observations under ``"observation"`` for a Box space, or one
 entry per key of a Dict space (``"action_mask"`` included, where TorchRL's masking tools look
-for it); ``"action"`` i64[B] in ``[0, n)``; ``"reward"`` f32[B, 1]; ``"done"``,
-``"terminated"`` and ``"truncated"`` bool[B, 1]. The specs are converted from the
-environment's spaces (`to_torchrl_spec`).
+for it); ``"action"`` i64[B] in ``[0, n)`` for a ``Discrete(n)`` space, or ``[B, *shape]`` of
+a ``Box`` space's dtype (a ``Bounded`` spec; the orbital games' f32[B, 3 * vehicles]);
+``"reward"`` f32[B, 1]; ``"done"``, ``"terminated"`` and ``"truncated"`` bool[B, 1]. The
+specs are converted from the environment's spaces (`to_torchrl_spec`).
+
+Actions of a ``Box`` space follow the rule of every adapter (`horizax.adapters.actions`): a
+float or integer tensor of exactly ``[B, *shape]``, cast to the space's dtype; values outside
+the bounds are passed to the environment unclipped (TorchRL's own ``Bounded`` spec does not
+clip a policy's output either; the family decides what an oversized command means).
 
 Episode boundary (ARCHITECTURE.md, contract 1): ``terminated`` (an absorbing state: do not
 bootstrap) and ``truncated`` (the time limit: bootstrap) come through unchanged and never
@@ -49,6 +55,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
         f"torchrl; install the `torch` extra: pip install 'horizax[torch]'. Original error: {err}"
     ) from err
 
+from horizax.adapters.actions import check_action_space, check_box_action
 from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.protocol import FunctionalEnv, Step, functional
@@ -152,9 +159,9 @@ def _step_all(
     episodes: engine.Episode,
     action: jax.Array,
 ):
-    episodes, step, _ = engine.step_episodes(
-        fenv, engine.AutoresetMode.DISABLED, episodes, action.astype(jnp.int32)
-    )
+    # Discrete: TorchRL's i64 indices as the protocol's i32; Box: already the space's dtype.
+    action = action.astype(jnp.dtype(fenv.action_space.dtype))
+    episodes, step, _ = engine.step_episodes(fenv, engine.AutoresetMode.DISABLED, episodes, action)
     return episodes, _outputs(step, observation_key), _outputs(step, observation_key)
 
 
@@ -182,7 +189,7 @@ class TorchRLEnv(EnvBase):
 
     Raises:
         TypeError: overrides with an environment object, an unhashable protocol object, or
-            an action space that is not Discrete.
+            an action space other than Discrete or a float/integer Box.
         ValueError: ``num_envs < 1`` or an unknown id.
     """
 
@@ -194,8 +201,7 @@ class TorchRLEnv(EnvBase):
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         fenv = functional(env)
-        if not isinstance(fenv.action_space, spaces.Discrete):
-            raise TypeError(f"needs a Discrete action space, got {fenv.action_space!r}")
+        action_space = check_action_space(fenv.action_space)
         try:
             hash(fenv)
         except TypeError as err:
@@ -205,7 +211,7 @@ class TorchRLEnv(EnvBase):
         self.env_id = str(getattr(fenv, "env_id", "") or "")
         self.max_steps = int(fenv.max_steps)
         self._num_envs = int(num_envs)
-        self._num_actions = int(fenv.action_space.n)
+        self._action_space = action_space
         observation_space = fenv.observation_space
         self._observation_key = (
             None if isinstance(observation_space, spaces.Dict) else "observation"
@@ -222,7 +228,11 @@ class TorchRLEnv(EnvBase):
         if self._observation_key is not None:
             observation = Composite({self._observation_key: observation}, shape=batch)
         self.observation_spec = observation
-        self.action_spec = Categorical(self._num_actions, shape=batch, dtype=torch.int64)
+        if isinstance(self._action_space, spaces.Box):
+            self.action_spec = to_torchrl_spec(self._action_space, tuple(batch))
+        else:
+            n = int(self._action_space.n)
+            self.action_spec = Categorical(n, shape=batch, dtype=torch.int64)
         self.reward_spec = Unbounded(shape=torch.Size([*batch, 1]), dtype=torch.float32)
         self.done_spec = Composite(
             {
@@ -262,16 +272,26 @@ class TorchRLEnv(EnvBase):
         if self._episodes is None:
             raise RuntimeError("call reset() before step()")
         action = tensordict.get("action")
+        space = self._action_space
+        if isinstance(space, spaces.Box):
+            if not isinstance(action, torch.Tensor):  # e.g. a string, held as NonTensorData
+                raise TypeError(f"action must be a float or integer tensor, got {action!r}")
+            # detach: a policy's output may require grad, which numpy refuses.
+            checked = check_box_action(np.asarray(action.detach()), space, (self._num_envs,))
+            action = jnp.asarray(checked)
+        else:
+            action = jnp.from_dlpack(self._discrete_action(action, int(space.n)).contiguous())
+        self._episodes, self._kept, out = _step_all(*self._static(), self._episodes, action)
+        return self._tensordict(out)
+
+    def _discrete_action(self, action: torch.Tensor, n: int) -> torch.Tensor:
+        """Integer indices ``[B]`` in ``[0, n)``, as TorchRL's ``Categorical`` spec holds them."""
         if action.dtype.is_floating_point or action.dtype == torch.bool:
             raise TypeError(f"action must be an integer tensor, got {action.dtype}")
         action = action.reshape(self._num_envs)
-        if bool(((action < 0) | (action >= self._num_actions)).any()):
-            raise ValueError(
-                f"action {action.tolist()} has values outside [0, {self._num_actions})"
-            )
-        action = jnp.from_dlpack(action.contiguous())
-        self._episodes, self._kept, out = _step_all(*self._static(), self._episodes, action)
-        return self._tensordict(out)
+        if bool(((action < 0) | (action >= n)).any()):
+            raise ValueError(f"action {action.tolist()} has values outside [0, {n})")
+        return action
 
     def _set_seed(self, seed: int | None) -> None:
         if seed is None:  # follow torch's global generator, as torch.manual_seed users expect

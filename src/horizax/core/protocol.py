@@ -95,7 +95,9 @@ class FunctionalEnv(Protocol):
 
     Attributes:
         observation_space: a `horizax.core.spaces` space every observation lies in.
-        action_space: a `horizax.core.spaces.Discrete` (the families shipped so far).
+        action_space: a `horizax.core.spaces.Discrete` (the gridworld, the Maze) or a float
+            `horizax.core.spaces.Box` (the orbital games' velocity changes); the adapters
+            drive both (`horizax.adapters.actions`).
         max_steps: the time limit in steps (an episode truncates when it is reached).
         env_id: the registered id this environment was made from ("" if none).
 
@@ -116,7 +118,8 @@ class FunctionalEnv(Protocol):
         ...
 
     def step(self, key: Array, state: Any, action: Array) -> tuple[Any, Step]:
-        """Applies ``action`` (i32[]) to ``state``."""
+        """Applies ``action`` (i32[] for a Discrete space, the Box's shape and dtype for a Box)
+        to ``state``."""
         ...
 
     def render(self, state: Any) -> Any:

@@ -28,7 +28,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
@@ -86,7 +85,8 @@ class Driver:
 
     Attributes:
         observation_space: the space every observation lies in.
-        action_space: a `horizax.core.spaces.Discrete` the random actions are drawn from.
+        action_space: a `horizax.core.spaces.Discrete` or ``Box`` the random actions are
+            drawn from.
         max_steps: the time limit the checks expect episodes to truncate at.
         reset: ``key -> out``, a fresh episode.
         step: ``(key, out, action) -> out`` from the previous output; rollouts call it after
@@ -144,7 +144,8 @@ def _check_traces_once(driver: Driver) -> None:
     step, step_traces = count_traces(driver.step)
     out = reset(jax.random.PRNGKey(1))
     for i in range(3):
-        action = jnp.asarray(i % driver.action_space.n, driver.action_space.dtype)
+        # New action values (same shape and dtype) on every call must not retrace.
+        action = driver.action_space.sample(jax.random.PRNGKey(20 + i))
         out = step(jax.random.PRNGKey(10 + i), out, action)
         out = reset(jax.random.PRNGKey(2 + i)) if i == 1 else out
     assert reset_traces[0] == 1, f"jit(reset) traced {reset_traces[0]} times, expected 1"

@@ -1,0 +1,134 @@
+"""The orbital ids of `horizax.make`: one per bundled game, a single-agent view each.
+
+``horizax.make("Orbital-LadyBanditGuard-v0", controlled_side="bandit", max_horizon_s=500.0)``
+builds the game's `ScenarioConfig` with its builder (every builder keyword is an override),
+sets the controlled side, and gives the other side a scripted opponent (``opponent_policy``
+overrides it), so the task is not trivial. The result is an `OrbitalFunctional`.
+
+Default opponents (orbitalgym's heuristics, at the opponent's full per-step thrust
+``max_thrust * dt / dry_mass``):
+
+| game | agent is the guard: the bandit plays | agent is the bandit: the guard plays |
+|---|---|---|
+| LadyBanditGuard | `GlideslopeToLady` (glides onto the lady) | `GlideslopeIntercept` |
+| PursuitEvasion | `LeadInterceptPursuer` | `OrthogonalEvader` (at half thrust) |
+| GetOffMyLawn | `PhasedBandit` (coast, loiter 600 s at 300 m, commit) | `GlideslopeIntercept` |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["ALIASES", "ENVIRONMENTS", "make_orbital"]
+
+
+def _builder(game: str) -> Callable[..., Any]:
+    from horizax.orbital import games
+
+    return {
+        "LadyBanditGuard": games.make_lady_bandit_guard,
+        "PursuitEvasion": games.make_pursuit_evasion,
+        "GetOffMyLawn": games.make_get_off_my_lawn,
+    }[game]
+
+
+# The side a registered id hands to the agent by default, per game.
+_CONTROLLED = {"LadyBanditGuard": "guard", "PursuitEvasion": "guard", "GetOffMyLawn": "guard"}
+
+
+def make_orbital(
+    game: str,
+    *,
+    controlled_side: str | None = None,
+    opponent_policy: Any = None,
+    max_steps: int | None = None,
+    env_id: str = "",
+    **builder_kwargs: Any,
+) -> Any:
+    """The `OrbitalFunctional` of a bundled game.
+
+    Args:
+        game: ``"LadyBanditGuard"``, ``"PursuitEvasion"`` or ``"GetOffMyLawn"``.
+        controlled_side: ``"guard"`` or ``"bandit"`` (default: the game's, see ``_CONTROLLED``).
+        opponent_policy: the policy of the other side (default: the scripted one above).
+        max_steps: the step cap, as every family names it: ``max_horizon_s = max_steps * dt``
+            (give one of the two).
+        env_id: the id to report.
+        **builder_kwargs: forwarded to the game's builder (``max_horizon_s``, knobs, ...).
+
+    Raises:
+        ValueError: for an unknown game or side, or a builder's own errors.
+    """
+    from horizax.orbital.env.core import OrbitalGymEnv
+    from horizax.orbital.env.types import Side
+    from horizax.orbital.functional import OrbitalFunctional
+
+    if game not in _CONTROLLED:
+        raise ValueError(f"game must be one of {sorted(_CONTROLLED)}, got {game!r}")
+    if max_steps is not None:
+        if "max_horizon_s" in builder_kwargs:
+            raise ValueError("give max_steps or max_horizon_s, not both")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
+        builder_kwargs["max_horizon_s"] = max_steps * float(builder_kwargs.get("dt", 10.0))
+    cfg = _builder(game)(**builder_kwargs)
+    try:
+        side = Side(controlled_side or _CONTROLLED[game])
+    except ValueError:
+        raise ValueError(
+            f"controlled_side must be 'guard' or 'bandit', got {controlled_side!r}"
+        ) from None
+    changes: dict[str, Any] = {"controlled_side": side}
+    if opponent_policy is None:
+        opponent_policy = _default_opponent(game, side.opposite(), cfg)
+    changes[f"{side.opposite().value}_policy"] = opponent_policy
+    cfg = dataclasses.replace(cfg, **changes)
+    return OrbitalFunctional(OrbitalGymEnv(cfg), env_id)
+
+
+def _default_opponent(game: str, side: Any, cfg: Any) -> Any:
+    """The scripted policy of ``side`` (the side the agent does not control)."""
+    from horizax.orbital.env.types import Side
+    from horizax.orbital.policies import heuristic
+
+    guard = side is Side.GUARD
+    params = cfg.guard_params if guard else cfg.bandit_params
+    dv_max = params.max_thrust_n * cfg.dt / params.dry_mass_kg
+    n_self, n_other = (cfg.n_guards, cfg.n_bandits) if guard else (cfg.n_bandits, cfg.n_guards)
+    common = dict(
+        mean_motion=cfg.mean_motion,
+        dt=float(cfg.dt),
+        n_vehicles=n_self,
+        n_opponents=n_other,
+        state_dim=cfg.truth_frame.dim * 2,
+        command_cls=None,
+        max_dv_mps=dv_max,
+    )
+    if game == "PursuitEvasion":
+        if guard:
+            return heuristic.OrthogonalEvader(max_dv_mps=0.5 * dv_max, n_vehicles=n_self)
+        return heuristic.LeadInterceptPursuer(
+            max_dv_mps=dv_max, dt=float(cfg.dt), n_vehicles=n_self
+        )
+    if guard:
+        return heuristic.GlideslopeIntercept.build(**common)
+    if game == "GetOffMyLawn":
+        return heuristic.PhasedBandit.build(
+            **common, t_coast_s=100.0, standoff_m=300.0, t_hold_s=600.0
+        )
+    return heuristic.GlideslopeToLady.build(**common)
+
+
+def _factory(game: str, env_id: str) -> Callable[..., Any]:
+    def factory(**overrides: Any) -> Any:
+        return make_orbital(game, env_id=env_id, **overrides)
+
+    factory.__name__ = f"make_{env_id.replace('-', '_')}"
+    factory.__doc__ = f"`make_orbital({game!r}, ...)`: the {env_id} environment."
+    return factory
+
+
+ENVIRONMENTS = {f"Orbital-{game}-v0": _factory(game, f"Orbital-{game}-v0") for game in _CONTROLLED}
+ALIASES: dict[str, str] = {}

@@ -1,0 +1,1 @@
+"""Rewards. Import them from their modules (``.reference``, ``.lbg_zero_sum``)."""

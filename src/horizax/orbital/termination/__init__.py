@@ -1,0 +1,2 @@
+"""Terminations. Import them from their modules (``.reference``, ``.lbg_events``,
+``.max_distance``), as orbitalgym's users do."""
