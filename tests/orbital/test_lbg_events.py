@@ -246,7 +246,7 @@ def test_builder_defaults_are_orbitalgyms():
     assert make_lady_bandit_guard(controlled_side="bandit").controlled_side == "bandit", (
         "extra keywords reach ScenarioConfig"
     )
-    with pytest.raises(NotImplementedError, match="with_communication"):
+    with pytest.raises(ValueError, match="with_communication must be False"):
         make_lady_bandit_guard(with_communication=True)
 
 

@@ -215,8 +215,9 @@ def make_lady_bandit_guard(
 
     The ground-station networks and ``with_communication=True`` (orbitalgym's Communicate
     action and ``LbgWithCommsReward``) are not in horizax yet: a network other than None
-    is handed to `ScenarioConfig`, which rejects it, and ``with_communication=True`` raises
-    ``NotImplementedError``. ``comm_cost`` is accepted for the signature's sake.
+    is handed to `ScenarioConfig`, which rejects it, and ``with_communication`` only accepts
+    False (a ``ValueError`` otherwise: accepting it would silently play a game without the
+    broadcasts). ``comm_cost`` is accepted for the signature's sake.
     """
     import jax.numpy as jnp
 
@@ -228,9 +229,9 @@ def make_lady_bandit_guard(
 
     del comm_cost
     if with_communication:
-        raise NotImplementedError(
-            "with_communication=True needs the Communicate action component and "
-            "LbgWithCommsReward, which horizax.orbital does not ship yet"
+        raise ValueError(
+            "with_communication must be False: the Communicate action component and "
+            "LbgWithCommsReward it needs are not part of horizax.orbital"
         )
     if reference_orbit is None:
         reference_orbit = ReferenceOrbitState(
