@@ -64,17 +64,25 @@ def test_import_has_no_registration_side_effect():
     code = (
         "import sys, horizax, horizax.core.registry as r;"
         "assert not r._REGISTRY and not r._ALIASES and r._LOADED == 0, 'import registered ids';"
-        "families = [m for m in sys.modules if m.startswith(('horizax.grid', 'horizax.maze'))];"
+        "prefixes = ('horizax.grid', 'horizax.maze', 'horizax.orbital');"
+        "families = [m for m in sys.modules if m.startswith(prefixes)];"
         "assert not families, f'import loaded {families}'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids and Maze-v0, each MiniGrid id but one reachable as a Navix alias."""
+    """76 MiniGrid ids, Maze-v0 and 5 orbital games; every MiniGrid id but one has a Navix alias."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
-    assert len(minigrid) == 76 and set(ids) == {*minigrid, "Maze-v0"}
+    orbital = {
+        "Orbital-GetOffMyLawn-v0",
+        "Orbital-LadyBanditGuard-v0",
+        "Orbital-ObservationBlocking-v0",
+        "Orbital-PursuitEvasion-v0",
+        "Orbital-SunBlocking-v0",
+    }
+    assert len(minigrid) == 76 and set(ids) == {*minigrid, "Maze-v0", *orbital}
     aliases = set(horizax.registered_ids(include_aliases=True)) - set(ids)
     assert len(aliases) == 75
     # navix registers its N4-S5-v0 with the 4 rooms its name promises: MiniGrid's v1.
