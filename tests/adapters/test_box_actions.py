@@ -43,7 +43,13 @@ from horizax.core.spaces import Box  # noqa: E402
 from tests.adapters.corridor import Corridor  # noqa: E402
 
 ID = "Orbital-LadyBanditGuard-v0"
-ORBITAL_IDS = [ID, "Orbital-PursuitEvasion-v0", "Orbital-GetOffMyLawn-v0"]
+ORBITAL_IDS = [
+    ID,
+    "Orbital-PursuitEvasion-v0",
+    "Orbital-GetOffMyLawn-v0",
+    "Orbital-SunBlocking-v0",
+    "Orbital-ObservationBlocking-v0",
+]
 HORIZON = {"max_horizon_s": 50.0}  # dt is 10 s: the step cap truncates after 5 steps
 BREACH = {"breach_radius_m": 5000.0}  # the bandit starts inside the breach sphere
 ZERO = np.zeros(3, np.float32)

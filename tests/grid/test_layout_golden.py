@@ -30,7 +30,9 @@ def test_golden_data_covers_every_registered_id():
     assert set(horizax.registered_ids()) - set(layout_golden.layout_ids()) == {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",
+        "Orbital-ObservationBlocking-v0",
         "Orbital-PursuitEvasion-v0",
+        "Orbital-SunBlocking-v0",
     }
     assert sorted(GOLDEN["rollout"]) == sorted(layout_golden.ROLLOUT_IDS)
 

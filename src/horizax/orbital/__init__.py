@@ -42,7 +42,9 @@ if TYPE_CHECKING:  # the lazy names below, for type checkers and editors
     from horizax.orbital.games.base import Game, NoGame
     from horizax.orbital.games.get_off_my_lawn import GetOffMyLawn
     from horizax.orbital.games.lady_bandit_guard import LadyBanditGuard, make_lady_bandit_guard
+    from horizax.orbital.games.observation_blocking import ObservationBlocking
     from horizax.orbital.games.pursuit_evasion import PursuitEvasion
+    from horizax.orbital.games.sun_blocking import SunBlocking
     from horizax.orbital.observations.reference import FullObservation
     from horizax.orbital.observations.types import Observation, flatten_observations
     from horizax.orbital.policies.zero import ZeroControl
@@ -88,6 +90,8 @@ _EXPORTS = {
     "make_lady_bandit_guard": "horizax.orbital.games.lady_bandit_guard",
     "PursuitEvasion": "horizax.orbital.games.pursuit_evasion",
     "GetOffMyLawn": "horizax.orbital.games.get_off_my_lawn",
+    "SunBlocking": "horizax.orbital.games.sun_blocking",
+    "ObservationBlocking": "horizax.orbital.games.observation_blocking",
     "make_game": "horizax.orbital.games",
     "GameKey": "horizax.orbital.registry",
     "DynamicsKey": "horizax.orbital.registry",
@@ -112,6 +116,7 @@ __all__ = [
     "MinSeparation",
     "NoGame",
     "Observation",
+    "ObservationBlocking",
     "OrbitalGymEnv",
     "PursuitEvasion",
     "ReferenceOrbitState",
@@ -123,6 +128,7 @@ __all__ = [
     "SingleAgentView",
     "StateComponentKey",
     "StepOutput",
+    "SunBlocking",
     "Trajectory",
     "UniformMass",
     "VehicleParamsSpec",

@@ -15,7 +15,13 @@ from jax import Array
 
 from horizax.core.struct import Replaceable, pytree_dataclass
 
-__all__ = ["MU_EARTH", "ReferenceOrbitState", "mean_motion", "reference_orbit_at"]
+__all__ = [
+    "MU_EARTH",
+    "ReferenceOrbitState",
+    "mean_motion",
+    "reference_orbit_at",
+    "rotation_rtn_to_eci",
+]
 
 MU_EARTH = 3.986004418e14
 """Earth's gravitational parameter, m^3/s^2 (EGM-96/WGS-84)."""
@@ -94,3 +100,17 @@ def reference_orbit_at(reference: ReferenceOrbitState, t: Array) -> ReferenceOrb
     return ReferenceOrbitState(
         position_eci=f_coef * r0 + g_coef * v0, velocity_eci=fdot * r0 + gdot * v0
     )
+
+
+def rotation_rtn_to_eci(reference: ReferenceOrbitState) -> Array:
+    """f[3, 3]: the rotation taking RTN vectors to ECI at ``reference``, columns R, T, N.
+
+    ``R = r / |r|`` (radial), ``N = r x v / |r x v|`` (orbit normal), ``T = N x R``
+    (along-track), so ``eci = reference.position_eci + rotation @ rtn``.
+    """
+    r = reference.position_eci
+    h = jnp.cross(r, reference.velocity_eci)
+    radial = r / jnp.linalg.norm(r)
+    normal = h / jnp.linalg.norm(h)
+    along = jnp.cross(normal, radial)
+    return jnp.stack([radial, along, normal], axis=-1)

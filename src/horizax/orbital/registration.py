@@ -13,6 +13,11 @@ Default opponents (orbitalgym's heuristics, at the opponent's full per-step thru
 | LadyBanditGuard | `GlideslopeToLady` (glides onto the lady) | `GlideslopeIntercept` |
 | PursuitEvasion | `LeadInterceptPursuer` | `OrthogonalEvader` (at half thrust) |
 | GetOffMyLawn | `PhasedBandit` (coast, loiter 600 s at 300 m, commit) | `GlideslopeIntercept` |
+| SunBlocking | `SunTrackerBlocker` on the start's Sun line | `ZeroControl` (coasts) |
+| ObservationBlocking | `SunTrackerBlocker` on the start's target line | `ZeroControl` (coasts) |
+
+In the two blocking games the agent is the bandit by default (the side whose task is to
+block); the guard coasts on its relative orbit unless ``opponent_policy`` says otherwise.
 """
 
 from __future__ import annotations
@@ -31,11 +36,19 @@ def _builder(game: str) -> Callable[..., Any]:
         "LadyBanditGuard": games.make_lady_bandit_guard,
         "PursuitEvasion": games.make_pursuit_evasion,
         "GetOffMyLawn": games.make_get_off_my_lawn,
+        "SunBlocking": games.make_sun_blocking,
+        "ObservationBlocking": games.make_observation_blocking,
     }[game]
 
 
 # The side a registered id hands to the agent by default, per game.
-_CONTROLLED = {"LadyBanditGuard": "guard", "PursuitEvasion": "guard", "GetOffMyLawn": "guard"}
+_CONTROLLED = {
+    "LadyBanditGuard": "guard",
+    "PursuitEvasion": "guard",
+    "GetOffMyLawn": "guard",
+    "SunBlocking": "bandit",
+    "ObservationBlocking": "bandit",
+}
 
 
 def make_orbital(
@@ -50,7 +63,8 @@ def make_orbital(
     """The `OrbitalFunctional` of a bundled game.
 
     Args:
-        game: ``"LadyBanditGuard"``, ``"PursuitEvasion"`` or ``"GetOffMyLawn"``.
+        game: ``"LadyBanditGuard"``, ``"PursuitEvasion"``, ``"GetOffMyLawn"``,
+            ``"SunBlocking"`` or ``"ObservationBlocking"``.
         controlled_side: ``"guard"`` or ``"bandit"`` (default: the game's, see ``_CONTROLLED``).
         opponent_policy: the policy of the other side (default: the scripted one above).
         max_steps: the step cap, as every family names it: ``max_horizon_s = max_steps * dt``
@@ -106,6 +120,14 @@ def _default_opponent(game: str, side: Any, cfg: Any) -> Any:
         command_cls=None,
         max_dv_mps=dv_max,
     )
+    if game in ("SunBlocking", "ObservationBlocking"):
+        if guard:
+            from horizax.orbital.policies.zero import ZeroControl
+
+            return ZeroControl(n_vehicles=n_self)
+        return heuristic.SunTrackerBlocker(
+            sun_dir_rtn=_start_line_of_sight(cfg), max_dv_mps=dv_max, n_vehicles=n_self
+        )
     if game == "PursuitEvasion":
         if guard:
             return heuristic.OrthogonalEvader(max_dv_mps=0.5 * dv_max, n_vehicles=n_self)
@@ -119,6 +141,30 @@ def _default_opponent(game: str, side: Any, cfg: Any) -> Any:
             **common, t_coast_s=100.0, standoff_m=300.0, t_hold_s=600.0
         )
     return heuristic.GlideslopeToLady.build(**common)
+
+
+def _start_line_of_sight(cfg: Any) -> tuple[float, float, float]:
+    """The RTN direction from the reference orbit to the Sun (Sun-Blocking) or to the ground
+    target (Observation-Blocking) at the episode's start, computed once on the host."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from horizax.orbital.earth import sun_position_eci
+    from horizax.orbital.games.observation_blocking import ObservationBlocking, target_eci
+    from horizax.orbital.reference_orbit import ReferenceOrbitState, rotation_rtn_to_eci
+
+    start = jnp.zeros((), jnp.float32)
+    if isinstance(cfg.game, ObservationBlocking):
+        far = target_eci(cfg.game, cfg.epoch_mjd_utc, start)
+    else:
+        far = sun_position_eci(cfg.epoch_mjd_utc, start)
+    reference = ReferenceOrbitState(
+        position_eci=jnp.asarray(cfg.reference_orbit.position_eci, jnp.float32),
+        velocity_eci=jnp.asarray(cfg.reference_orbit.velocity_eci, jnp.float32),
+    )
+    line = np.asarray(rotation_rtn_to_eci(reference).T @ (far - reference.position_eci))
+    line = line / np.linalg.norm(line)
+    return (float(line[0]), float(line[1]), float(line[2]))
 
 
 def _factory(game: str, env_id: str) -> Callable[..., Any]:

@@ -103,6 +103,8 @@ class RewardFnKey(StrEnum):
     LBG_ZERO_SUM = "lbg_zero_sum_reward"
     PURSUIT_EVASION = "pursuit_evasion_reward"
     GET_OFF_MY_LAWN = "get_off_my_lawn_reward"
+    SUN_BLOCKING = "sun_blocking_reward"
+    OBSERVATION_BLOCKING = "observation_blocking_reward"
 
 
 class ObservationFnKey(StrEnum):
@@ -120,6 +122,7 @@ class PolicyKey(StrEnum):
     PHASED_BANDIT = "phased_bandit"
     LEAD_INTERCEPT_PURSUER = "lead_intercept_pursuer"
     ORTHOGONAL_EVADER = "orthogonal_evader"
+    SUN_TRACKER_BLOCKER = "sun_tracker_blocker"
 
 
 class SideSamplerKey(StrEnum):

@@ -1,8 +1,7 @@
 """The games: typed knob bundles stored as ``cfg.game``, and a builder for each.
 
 Importing this package registers every bundled game with its reward and termination (the
-registry imports it on its first lookup). Sun-Blocking and Observation-Blocking are not in
-horizax yet.
+registry imports it on its first lookup).
 """
 
 from __future__ import annotations
@@ -17,12 +16,18 @@ from horizax.orbital.games.get_off_my_lawn import (
     make_get_off_my_lawn,
 )
 from horizax.orbital.games.lady_bandit_guard import LadyBanditGuard, make_lady_bandit_guard
+from horizax.orbital.games.observation_blocking import (
+    ObservationBlocking,
+    ObservationBlockingReward,
+    make_observation_blocking,
+)
 from horizax.orbital.games.pursuit_evasion import (
     PursuitEvasion,
     PursuitEvasionReward,
     PursuitEvasionTermination,
     make_pursuit_evasion,
 )
+from horizax.orbital.games.sun_blocking import SunBlocking, SunBlockingReward, make_sun_blocking
 from horizax.orbital.registry import GameKey
 
 __all__ = [
@@ -32,19 +37,27 @@ __all__ = [
     "GetOffMyLawnTermination",
     "LadyBanditGuard",
     "NoGame",
+    "ObservationBlocking",
+    "ObservationBlockingReward",
     "PursuitEvasion",
     "PursuitEvasionReward",
     "PursuitEvasionTermination",
+    "SunBlocking",
+    "SunBlockingReward",
     "make_game",
     "make_get_off_my_lawn",
     "make_lady_bandit_guard",
+    "make_observation_blocking",
     "make_pursuit_evasion",
+    "make_sun_blocking",
 ]
 
 _BUILDERS = {
     GameKey.LADY_BANDIT_GUARD: make_lady_bandit_guard,
     GameKey.PURSUIT_EVASION: make_pursuit_evasion,
     GameKey.GET_OFF_MY_LAWN: make_get_off_my_lawn,
+    GameKey.SUN_BLOCKING: make_sun_blocking,
+    GameKey.OBSERVATION_BLOCKING: make_observation_blocking,
 }
 
 
@@ -56,8 +69,8 @@ def make_game(key: GameKey | str, **kwargs: Any) -> Any:
         cfg = make_game(GameKey.LADY_BANDIT_GUARD, breach_radius_m=5.0, catch_radius_m=50.0)
 
     Raises:
-        KeyError: naming the key, for a game without a builder (``NO_GAME``, and the two
-            blocking games horizax does not ship yet).
+        KeyError: naming the key, for a game without a builder (``NO_GAME``: build its
+            `ScenarioConfig` directly).
     """
     builder = _BUILDERS.get(GameKey(key))
     if builder is None:

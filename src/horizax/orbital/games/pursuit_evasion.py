@@ -24,6 +24,7 @@ from jax import Array
 
 from horizax.orbital.env.types import Side
 from horizax.orbital.games.base import Game
+from horizax.orbital.games.builder import build_scenario
 from horizax.orbital.games.proximity import check_length, positions
 from horizax.orbital.registry import (
     DynamicsKey,
@@ -146,57 +147,30 @@ def make_pursuit_evasion(
     phase 0, the bandit on a 500 m one with 100 m cross-track, 200 m along-track offset, at
     phase pi/2 (10 m spread on each ellipse); 10 s steps over 2000 s.
     """
-    import jax.numpy as jnp
-
-    from horizax.orbital.config import ScenarioConfig, VehicleParamsSpec
-    from horizax.orbital.reference_orbit import ReferenceOrbitState
-    from horizax.orbital.sampling.side import RelativeEllipse
-    from horizax.orbital.sampling.spec import ICSpec
-
-    if reference_orbit is None:
-        reference_orbit = ReferenceOrbitState(
-            position_eci=jnp.array([7000e3, 0.0, 0.0]),
-            velocity_eci=jnp.array([0.0, 7.5e3, 0.0]),
-        )
-    if guard_params is None:
-        guard_params = VehicleParamsSpec(dry_mass_kg=100.0, isp_s=220.0, max_thrust_n=5.0)
-    if bandit_params is None:
-        bandit_params = VehicleParamsSpec(dry_mass_kg=100.0, isp_s=220.0, max_thrust_n=5.0)
-    if ic_sampler is None:
-        ic_sampler = ICSpec(
-            guard_sampler=RelativeEllipse(
-                radial_ellipse_m=1000.0,
-                cross_track_m=0.0,
-                along_track_offset_m=0.0,
-                phase_rad=0.0,
-                sigma_radial_ellipse_m=10.0,
-            ),
-            bandit_sampler=RelativeEllipse(
-                radial_ellipse_m=500.0,
-                cross_track_m=100.0,
-                along_track_offset_m=200.0,
-                phase_rad=math.pi / 2.0,
-                sigma_radial_ellipse_m=10.0,
-            ),
-            validators=(),
-            max_attempts=100,
-        )
-    return ScenarioConfig(
-        n_guards=n_guards,
-        n_bandits=n_bandits,
-        epoch_mjd_utc=epoch_mjd_utc,
+    return build_scenario(
+        PursuitEvasion(capture_distance_m=capture_distance_m),
+        guard_ellipse=dict(radial_ellipse_m=1000.0, phase_rad=0.0, sigma_radial_ellipse_m=10.0),
+        bandit_ellipse=dict(
+            radial_ellipse_m=500.0,
+            cross_track_m=100.0,
+            along_track_offset_m=200.0,
+            phase_rad=math.pi / 2.0,
+            sigma_radial_ellipse_m=10.0,
+        ),
         reference_orbit=reference_orbit,
-        guard_components=guard_components,
-        bandit_components=bandit_components,
         guard_params=guard_params,
         bandit_params=bandit_params,
         ic_sampler=ic_sampler,
+        n_guards=n_guards,
+        n_bandits=n_bandits,
         dt=dt,
         max_horizon_s=max_horizon_s,
         seed=seed,
+        epoch_mjd_utc=epoch_mjd_utc,
+        guard_components=guard_components,
+        bandit_components=bandit_components,
         truth_dynamics=truth_dynamics,
         policy_dynamics=policy_dynamics,
         guard_observation_fn=guard_observation_fn,
         bandit_observation_fn=bandit_observation_fn,
-        game=PursuitEvasion(capture_distance_m=capture_distance_m),
     )

@@ -1,4 +1,5 @@
-"""Scripted opponents: glideslope guidance, a phased bandit, a lead pursuer and an evader.
+"""Scripted opponents: glideslope guidance, a phased bandit, a lead pursuer, an evader and a
+Sun-line blocker.
 
 Every policy is a frozen dataclass called as ``policy(policy_state, agent_view, key, t) ->
 (command, next_policy_state)`` with the side's flat observation (or a belief with ``mean``)
@@ -12,6 +13,7 @@ from horizax.orbital.policies.heuristic.evader import OrthogonalEvader
 from horizax.orbital.policies.heuristic.glideslope import GlideslopeIntercept, GlideslopeToLady
 from horizax.orbital.policies.heuristic.lead_intercept import LeadInterceptPursuer
 from horizax.orbital.policies.heuristic.phased_bandit import PhasedBandit, PhasedBanditState
+from horizax.orbital.policies.heuristic.sun_tracker import SunTrackerBlocker
 
 __all__ = [
     "GlideslopeIntercept",
@@ -20,4 +22,5 @@ __all__ = [
     "OrthogonalEvader",
     "PhasedBandit",
     "PhasedBanditState",
+    "SunTrackerBlocker",
 ]
