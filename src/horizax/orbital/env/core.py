@@ -23,7 +23,8 @@ propagates it when something needs absolute positions (orbitalgym integrates it 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import functools
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -240,6 +241,35 @@ class OrbitalGymEnv:
 
         _, guards, bandits, ok = jax.lax.while_loop(redraw_needed, redraw, (jnp.asarray(1), *first))
         return guards, bandits, ok
+
+    # -- pictures ----------------------------------------------------------------------------
+
+    def render(self, state: EnvState, save_path: str | None = None) -> np.ndarray:
+        """u8[H, W, 3]: a matplotlib picture of one unbatched ``state`` (`OrbitalViewer` in
+        "rgb_array" mode, so no window opens; for one, build
+        ``OrbitalViewer(env.config, render_mode="human")``). ``save_path`` also writes it as
+        an image file (e.g. ``.png``). Raises ``ValueError`` for a batched state."""
+        # An "rgb_array" viewer always returns the picture.
+        return cast(np.ndarray, self._viewer.render(state, save_path=save_path))
+
+    def animate(self, states: Any, interval: int = 200, save_path: str | None = None) -> Any:
+        """A matplotlib ``FuncAnimation`` of ``states`` (a sequence of unbatched `EnvState`s,
+        or one stacked over time, e.g. by `jax.lax.scan`), with each vehicle's trail;
+        ``interval`` ms between frames; written as a GIF when ``save_path`` is set."""
+        return self._viewer.animate(states, interval=interval, save_path=save_path)
+
+    def close(self) -> None:
+        """Closes the viewer's figure, if one was drawn."""
+        if "_viewer" in self.__dict__:
+            self._viewer.close()
+
+    @functools.cached_property
+    def _viewer(self) -> Any:
+        # Made on first use: matplotlib is imported only by those who draw. The viewer drops
+        # its figure when pickled or deep-copied, and takes no part in equality or hashing.
+        from horizax.orbital.viewer import OrbitalViewer
+
+        return OrbitalViewer(self.config, render_mode="rgb_array")
 
     # -- step --------------------------------------------------------------------------------
 
