@@ -186,9 +186,15 @@ def test_sun_tracker_blocker_thrusts_along_the_line_toward_the_opponent():
 def test_registered_ids_pass_check_env_and_hand_the_bandit_to_the_agent(env_id):
     env = horizax.make(env_id, max_steps=12)
     horizax.testing.check_env(env)
+    assert env.action_space.shape == (3,) and env.env.config.controlled_side == Side.BANDIT
+    assert type(env.env.config.guard_policy).__name__ == "ZeroControl"
     guard_agent = horizax.make(env_id, controlled_side="guard", max_steps=12)
-    horizax.testing.check_env(guard_agent)
-    assert env.action_space.shape == (3,)
+    blocker = guard_agent.env.config.bandit_policy
+    assert isinstance(blocker, SunTrackerBlocker)
+    assert math.isclose(math.hypot(*blocker.sun_dir_rtn), 1.0, rel_tol=1e-6)
+    state, step = jax.jit(guard_agent.reset)(jax.random.PRNGKey(0))
+    state, step = jax.jit(guard_agent.step)(jax.random.PRNGKey(1), state, jnp.zeros(3))
+    assert np.isfinite(np.asarray(step.reward))
 
 
 def test_configs_round_trip_through_json():
