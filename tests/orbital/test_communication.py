@@ -1,7 +1,7 @@
-"""The COMMUNICATE action component and LbgWithCommsReward: the LBG builder's
-``with_communication=True`` wiring and checks, the command fields, the per-broadcast charge
-against hand-worked rewards, broadcasts moving nothing, the env's wiring check, JSON, the
-transforms and the flat protocol views."""
+"""The COMMUNICATE action component, LbgWithCommsReward and CommsLeakObservation: the LBG
+builder's ``with_communication=True`` wiring and checks, the command fields, the per-broadcast
+charge against hand-worked rewards, broadcasts moving nothing (but leaking to the bandits),
+the env's wiring check, JSON, the transforms and the flat protocol views."""
 
 from __future__ import annotations
 
@@ -32,8 +32,10 @@ from horizax.orbital.env.types import (
     command_class,
 )
 from horizax.orbital.games.lady_bandit_guard import _COMMS_UNSUPPORTED_DEFAULTS, LadyBanditGuard
+from horizax.orbital.observations.comms_leak import CommsLeakObservation
+from horizax.orbital.observations.types import flatten_observations
 from horizax.orbital.registry import ActionComponentKey as A
-from horizax.orbital.registry import RewardFnKey, resolve
+from horizax.orbital.registry import ObservationFnKey, RewardFnKey, resolve
 from horizax.orbital.rewards.lbg_with_comms import LbgWithCommsReward
 from horizax.orbital.rewards.lbg_zero_sum import LbgZeroSumReward
 from horizax.orbital.rewards.reference import DistanceToReferenceOrbit
@@ -75,6 +77,7 @@ def test_the_builder_wires_the_component_and_the_reward():
     assert resolve(A.COMMUNICATE) is Communicate
     assert resolve(RewardFnKey.LBG_WITH_COMMS) is LbgWithCommsReward
     assert resolve(RewardFnKey.DISTANCE_TO_REFERENCE_ORBIT) is DistanceToReferenceOrbit
+    assert resolve(ObservationFnKey.COMMS_LEAK) is CommsLeakObservation
 
 
 def test_the_knob_list_is_every_knob_at_the_builders_default():
@@ -194,7 +197,7 @@ def test_the_reward_by_hand():
 
 
 def test_a_jitted_step_charges_comm_cost_per_broadcast_and_moves_nothing():
-    cfg = _comms_cfg(n_guards=3, comm_cost=5.0)
+    cfg = _comms_cfg(n_guards=3, comm_cost=5.0, bandit_observation_fn=CommsLeakObservation())
     env = OrbitalGymEnv(cfg)
     state, _ = env.reset(jax.random.PRNGKey(2))
     step = jax.jit(env.step)
@@ -202,13 +205,18 @@ def test_a_jitted_step_charges_comm_cost_per_broadcast_and_moves_nothing():
     payload = jax.random.normal(jax.random.PRNGKey(9), (3, PAYLOAD_DIM))
     loud = step(jax.random.PRNGKey(1), state, _guard_actions(env, [True, False, True], payload, dv))
     quiet = step(jax.random.PRNGKey(1), state, _guard_actions(env, [False] * 3, dv=dv))
-    # The broadcasts and payloads change no state, no observation and no info.
+    # The broadcasts and payloads change no state, no guard observation and no info...
     for a, b in zip(
-        jax.tree_util.tree_leaves((loud.state, loud.outputs.guard.obs, loud.outputs.bandit.obs)),
-        jax.tree_util.tree_leaves((quiet.state, quiet.outputs.guard.obs, quiet.outputs.bandit.obs)),
+        jax.tree_util.tree_leaves((loud.state, loud.outputs.guard.obs)),
+        jax.tree_util.tree_leaves((quiet.state, quiet.outputs.guard.obs)),
         strict=True,
     ):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    # ... but the bandit overhears every guard's state on the step they broadcast.
+    leak = np.asarray(flatten_observations(loud.outputs.bandit.obs)).reshape(4, 6)
+    np.testing.assert_array_equal(leak[0], 0.0)  # its own column: never visible
+    np.testing.assert_array_equal(leak[1:], np.asarray(loud.state.guards.rtn))
+    assert not np.any(np.asarray(flatten_observations(quiet.outputs.bandit.obs)))
     info = (jax.tree_util.tree_leaves(loud.info), jax.tree_util.tree_leaves(quiet.info))
     for a, b in zip(*info, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
@@ -227,17 +235,37 @@ def test_the_env_refuses_a_reader_without_the_component():
     with pytest.raises(ValueError, match="reward_fn=LbgWithCommsReward"):
         OrbitalGymEnv(plain_config(reward_fn=LbgWithCommsReward(), bandit_action_components=COMMS))
     OrbitalGymEnv(plain_config(reward_fn=LbgWithCommsReward(), guard_action_components=COMMS))
+    with pytest.raises(ValueError, match="bandit_observation_fn=CommsLeakObservation"):
+        OrbitalGymEnv(plain_config(bandit_observation_fn=CommsLeakObservation()))
+
+
+def test_the_leak_by_hand():
+    state = _state([(1.0, 2.0, 3.0), (4.0, 5.0, 6.0)], [(7.0, 8.0, 9.0)], 0)
+    env = OrbitalGymEnv(_comms_cfg(n_guards=2))
+    leak = CommsLeakObservation(epsilon=1e-4)
+    for active, seen in (([False, True], True), ([False, False], False)):
+        (channel,) = leak(state, _guard_actions(env, active), Side.BANDIT, None, None, 0.0)
+        assert channel.obs.shape == (1, 3, 6) and channel.visible.shape == (1, 3)
+        np.testing.assert_array_equal(np.asarray(channel.visible), [[False, seen, seen]])
+        np.testing.assert_array_equal(np.asarray(channel.obs[0, 1:]), np.asarray(state.guards.rtn))
+        np.testing.assert_allclose(np.asarray(channel.obs_noise), 1e-4 * np.eye(6))
+    (channel,) = leak(state, _guard_actions(env, [True, True]), "guard", None, None, 0.0)
+    assert channel.obs.shape == (2, 3, 6) and not np.any(np.asarray(channel.visible))
+    with pytest.raises(ValueError, match="COMMUNICATE"):
+        leak(state, OrbitalGymEnv(plain_config()).identity_actions(), "bandit", None, None, 0.0)
 
 
 # -- JSON, transforms -------------------------------------------------------------------------
 
 
 def test_json_round_trip_plays_the_same():
-    cfg = _comms_cfg(comm_cost=1.25, n_guards=2)
+    leak = CommsLeakObservation(epsilon=1e-4)
+    cfg = _comms_cfg(comm_cost=1.25, n_guards=2, bandit_observation_fn=leak)
     text = cfg.to_json()
     back = ScenarioConfig.from_json(text)
     assert back.to_json() == text
     assert back.reward_fn == cfg.reward_fn and back.guard_action_components == COMMS
+    assert back.bandit_observation_fn == leak
     env = OrbitalGymEnv(back)
     prev = _state([(0, 0, 0), (0, 0, 0)], [(500.0, 0, 0)], 0)
     nxt = _state([(6.0, 8.0, 0), (0, 0, 0)], [(400.0, 0, 0)], 1)

@@ -7,6 +7,7 @@ fills the registry before `ScenarioConfig.from_json` (or anything else) looks a 
 from __future__ import annotations
 
 from horizax.orbital import games as _games  # noqa: F401
+from horizax.orbital.observations import comms_leak as _comms_leak  # noqa: F401
 from horizax.orbital.observations import reference as _observations  # noqa: F401
 from horizax.orbital.policies import heuristic as _heuristic  # noqa: F401
 from horizax.orbital.policies import zero as _zero  # noqa: F401

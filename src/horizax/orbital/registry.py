@@ -115,6 +115,7 @@ class ObservationFnKey(StrEnum):
     """The bundled observation functions."""
 
     FULL = "full_observation"
+    COMMS_LEAK = "comms_leak_observation"
 
 
 class PolicyKey(StrEnum):

@@ -242,7 +242,8 @@ def make_lady_bandit_guard(
     step the guard side earns minus the summed guard distances from the lady (the RTN
     origin) minus ``comm_cost`` per guard with ``active`` True; the bandit side earns 0. The
     termination stays `LbgEventTermination` (breach, catch). Broadcasting changes no state;
-    the bandits observe nothing of it (orbitalgym's ``CommsLeakObservation`` is not built).
+    the bandits overhear it only with ``bandit_observation_fn=CommsLeakObservation()``
+    (`horizax.orbital.observations.comms_leak`), as in orbitalgym, where the caller wires it.
 
     The ground-station networks are not in horizax: a network other than None is handed to
     `ScenarioConfig`, which rejects it.
