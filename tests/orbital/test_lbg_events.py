@@ -246,8 +246,8 @@ def test_builder_defaults_are_orbitalgyms():
     assert make_lady_bandit_guard(controlled_side="bandit").controlled_side == "bandit", (
         "extra keywords reach ScenarioConfig"
     )
-    with pytest.raises(ValueError, match="with_communication must be False"):
-        make_lady_bandit_guard(with_communication=True)
+    comms = make_lady_bandit_guard(with_communication=True)  # wiring: test_communication.py
+    assert comms.game == LadyBanditGuard() and comms.termination_fn == cfg.termination_fn
 
 
 def test_registered_under_their_keys():

@@ -12,6 +12,8 @@ from horizax.orbital import OrbitalGymEnv, make_game, make_lady_bandit_guard
 from horizax.orbital.config import ScenarioConfig
 from horizax.orbital.games.base import NoGame
 from horizax.orbital.registry import GameKey
+from horizax.orbital.rewards.base import RewardScope
+from horizax.orbital.rewards.lbg_zero_sum import LbgZeroSumReward
 from horizax.orbital.sampling import ICSpec, MaxRange, MinSeparation, RelativeEllipse, UniformMass
 from horizax.orbital.sampling.validators import SeparationScope, SideSelector
 from horizax.orbital.termination.max_distance import (
@@ -62,6 +64,14 @@ def test_round_trip_is_exact_and_plays_the_same(name):
     a, _ = OrbitalGymEnv(cfg).reset(jax.random.PRNGKey(4))
     b, _ = OrbitalGymEnv(back).reset(jax.random.PRNGKey(4))
     np.testing.assert_array_equal(np.asarray(a.bandits.rtn), np.asarray(b.bandits.rtn))
+
+
+def test_an_explicitly_set_reward_keeps_its_scope_through_json():
+    # A reward set by hand is written with its fields, `scope` (a RewardScope) among them.
+    cfg = make_lady_bandit_guard(seed=0)
+    cfg = dataclasses.replace(cfg, reward_fn=LbgZeroSumReward(shaping_gain=1.0))
+    back = ScenarioConfig.from_json(cfg.to_json())
+    assert back.reward_fn == cfg.reward_fn and back.reward_fn.scope is RewardScope.PER_SIDE
 
 
 def test_filled_defaults_stay_defaults_after_a_round_trip():

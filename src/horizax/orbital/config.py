@@ -87,7 +87,10 @@ class ScenarioConfig:
         max_horizon_s: the horizon (s, >= dt).
         seed: stored only; keys are always passed explicitly.
         truth_dynamics, policy_dynamics: `DynamicsKey` (HCW_RTN default, or HCW_RT).
-        guard_action_components, bandit_action_components: `ActionComponentKey`\\ s.
+        guard_action_components, bandit_action_components: each side's
+            `ActionComponentKey`\\ s: ``(IMPULSIVE_MANEUVER,)`` (default) or
+            ``(IMPULSIVE_MANEUVER, COMMUNICATE)``, which adds the broadcast fields ``active``
+            and ``payload`` to the side's command (`horizax.orbital.env.types.command_class`).
         action_frame: the frame commands are in (None: the truth frame; it must equal it).
         guard_observation_fn, bandit_observation_fn: observation functions (None:
             `FullObservation`).
@@ -217,6 +220,9 @@ class ScenarioConfig:
         mean_motion(self.reference_orbit)  # raises for an unbound orbit
 
     def _validate_dynamics(self) -> None:
+        # Imported here, as `Side` in __post_init__: the env package imports this module.
+        from horizax.orbital.env.types import check_action_components
+
         for name in ("truth_dynamics", "policy_dynamics"):
             value = getattr(self, name)
             try:
@@ -250,11 +256,10 @@ class ScenarioConfig:
                 raise ValueError(
                     f"{name} must include {needed.value!r} for {self.truth_dynamics.value}"
                 )
-            actions = getattr(self, f"{side}_action_components")
-            if tuple(actions) != (ActionComponentKey.IMPULSIVE_MANEUVER,):
-                raise ValueError(
-                    f"{side}_action_components must be (IMPULSIVE_MANEUVER,), got {actions!r}"
-                )
+            actions = f"{side}_action_components"
+            object.__setattr__(
+                self, actions, check_action_components(actions, getattr(self, actions))
+            )
             sampler = getattr(self.ic_sampler, f"{side}_sampler")
             if StateComponentKey.MASS in comps and getattr(sampler, "mass_sampler", 0) is None:
                 raise ValueError(

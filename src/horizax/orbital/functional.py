@@ -10,8 +10,13 @@ Observation: f32[n_self * (n_self + n_other) * d] (`flatten_observations` of the
 channels; ``d`` = 6 for RTN). Action: f32[n_controlled * dim], each vehicle's velocity change
 (m/s) in the truth frame, in ``[-dv_max, dv_max]`` with ``dv_max = max_thrust * dt / dry_mass``
 (the most one step can deliver); larger commands are accepted and clipped by the thrust rule,
-non-finite ones are no thrust (``info["invalid_action"]``). Reward: f32[], the controlled
-side's. State: ``(EnvState, opponent policy state)``.
+non-finite ones are no thrust (``info["invalid_action"]``). When the controlled side has the
+COMMUNICATE component (``make_lady_bandit_guard(with_communication=True)``, agent the guard),
+the action is f32[n_controlled * (dim + 1 + 6)]: the velocity changes, then one ``active``
+number per vehicle (it broadcasts when the number is above 0.5; box ``[0, 1]``), then each
+vehicle's 6 payload numbers (box ``[-1, 1]``, read by nothing), orbitalgym's flat layout
+(`horizax.orbital.actions.flat`). Reward: f32[], the controlled side's. State:
+``(EnvState, opponent policy state)``.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from jax import Array
 
 from horizax.core.protocol import Step, make_step
 from horizax.core.spaces import Box
+from horizax.orbital.actions.flat import command_bounds, command_flat_dim, unflatten_command
 from horizax.orbital.env.core import OrbitalGymEnv
 from horizax.orbital.env.single_agent import SingleAgentView
 from horizax.orbital.env.types import Side
@@ -59,6 +65,8 @@ class OrbitalFunctional:
             else (self.config.bandit_params)
         )
         self.dv_max = float(side.max_thrust_n * self.config.dt / side.dry_mass_kg)
+        self._command_cls = self.view.controlled_command_cls
+        self._action_dim = command_flat_dim(self._command_cls, self._n)
 
     @property
     def observation_space(self) -> Box:
@@ -67,10 +75,14 @@ class OrbitalFunctional:
 
     @property
     def action_space(self) -> Box:
-        """f32[n_controlled * dim] in ``[-dv_max, dv_max]``."""
-        return Box(
-            low=-self.dv_max, high=self.dv_max, shape=(self._n * self._dim,), dtype=jnp.float32
-        )
+        """f32[n_controlled * dim] in ``[-dv_max, dv_max]``; with COMMUNICATE,
+        f32[n_controlled * (dim + 7)] with per-element bounds (module docstring)."""
+        if self._action_dim == self._n * self._dim:  # dv alone: scalar bounds, as before
+            return Box(
+                low=-self.dv_max, high=self.dv_max, shape=(self._action_dim,), dtype=jnp.float32
+            )
+        low, high = command_bounds(self._command_cls, self._n, self.dv_max)
+        return Box(low=low, high=high, shape=(self._action_dim,), dtype=jnp.float32)
 
     @property
     def max_steps(self) -> int:
@@ -100,8 +112,8 @@ class OrbitalFunctional:
     def step(self, key: Array, state: tuple[Any, Any], action: Array) -> tuple[Any, Step]:
         """One step with the controlled side's flat action; keeps stepping after an end."""
         env_state, opp_ps = state
-        dv = jnp.asarray(action, jnp.float32).reshape(self._n, self._dim)
-        command = self.view.controlled_command_cls(dv=dv)
+        flat = jnp.asarray(action, jnp.float32).reshape(self._action_dim)
+        command = unflatten_command(self._command_cls, self._n, flat)
         next_state, obs, reward, done, opp_ps, info = self.view.step(
             key, env_state, command, opp_ps
         )

@@ -5,6 +5,12 @@ side's observation channels (`flatten_observations_per_agent`), acts with its ow
 change f32[dim] (m/s, in ``[-dv_max, dv_max]`` of its side; larger values are clipped by the
 thrust rule, non-finite ones are no thrust), and receives its side's reward. The episode ends
 for every agent at once: ``terminated`` for an event, ``truncated`` for the step cap.
+
+A side with the COMMUNICATE component acts with f32[dim + 1 + 6] per agent: its velocity
+change, its ``active`` number (it broadcasts above 0.5) and its 6 payload numbers, the
+one-vehicle case of `horizax.orbital.actions.flat`. Each agent's vector stays its own
+(orbitalgym's PettingZoo adapter joins the agents' vectors and reads the result field-major,
+which mixes agents up once a side has more than one field).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from jax import Array
 
 from horizax.core.multiagent import MultiStep
 from horizax.core.spaces import Box
+from horizax.orbital.actions.flat import command_bounds, command_flat_dim, unflatten_command
 from horizax.orbital.env.core import OrbitalGymEnv
 from horizax.orbital.env.types import Actions, BySide, Side
 from horizax.orbital.observations.types import flatten_observations_per_agent
@@ -40,6 +47,8 @@ class OrbitalMultiAgent:
             for i in range(self._counts[side])
         )
         self._dim = env.truth_frame.dim
+        self._command_cls = {Side.GUARD: env.guard_command_cls, Side.BANDIT: env.bandit_command_cls}
+        self._width = {s: command_flat_dim(c, 1) for s, c in self._command_cls.items()}
         _, outputs = jax.eval_shape(env.reset, jax.random.PRNGKey(0))
         self.observation_spaces: dict[str, Box] = {}
         self.action_spaces: dict[str, Box] = {}
@@ -47,10 +56,15 @@ class OrbitalMultiAgent:
             rows = jax.eval_shape(flatten_observations_per_agent, outputs.get(side).obs)
             params = cfg.guard_params if side is Side.GUARD else cfg.bandit_params
             dv_max = float(params.max_thrust_n * cfg.dt / params.dry_mass_kg)
+            if self._width[side] == self._dim:  # dv alone: scalar bounds
+                action_space = Box(-dv_max, dv_max, (self._dim,), jnp.float32)
+            else:
+                low, high = command_bounds(self._command_cls[side], 1, dv_max)
+                action_space = Box(low, high, (self._width[side],), jnp.float32)
             for i in range(self._counts[side]):
                 name = f"{side.value}_{i}"
                 self.observation_spaces[name] = Box(-np.inf, np.inf, (rows.shape[1],), jnp.float32)
-                self.action_spaces[name] = Box(-dv_max, dv_max, (self._dim,), jnp.float32)
+                self.action_spaces[name] = action_space
 
     @property
     def max_steps(self) -> int:
@@ -94,21 +108,21 @@ class OrbitalMultiAgent:
         return state, self._step(outputs, zero, false, false, self._info(applied, invalid))
 
     def step(self, key: Array, state: Any, actions: dict[str, Array]) -> tuple[Any, MultiStep]:
-        """One step; ``actions`` maps every agent to its f32[dim] velocity change."""
+        """One step; ``actions`` maps every agent to its f32[dim] velocity change
+        (f32[dim + 7] on a side with COMMUNICATE, module docstring)."""
         per_side = {}
         for side in (Side.GUARD, Side.BANDIT):
+            cls, width = self._command_cls[side], self._width[side]
             rows = [
-                jnp.asarray(actions[f"{side.value}_{i}"], jnp.float32).reshape(self._dim)
+                unflatten_command(
+                    cls, 1, jnp.asarray(actions[f"{side.value}_{i}"], jnp.float32).reshape(width)
+                )
                 for i in range(self._counts[side])
             ]
-            per_side[side] = jnp.stack(rows)
+            # One-vehicle commands, joined along the vehicle axis field by field.
+            per_side[side] = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *rows)
         env = self.env
-        command = Actions(
-            sides=BySide(
-                guard=env.guard_command_cls(dv=per_side[Side.GUARD]),
-                bandit=env.bandit_command_cls(dv=per_side[Side.BANDIT]),
-            )
-        )
+        command = Actions(sides=BySide(guard=per_side[Side.GUARD], bandit=per_side[Side.BANDIT]))
         out = env.step(key, state, command)
         reward = BySide(guard=out.outputs.guard.reward, bandit=out.outputs.bandit.reward)
         info = self._info(out.info["applied_dv"], out.info["invalid_action"])

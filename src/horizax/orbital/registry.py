@@ -68,9 +68,11 @@ class StateComponentKey(StrEnum):
 
 
 class ActionComponentKey(StrEnum):
-    """A piece of a side's command. horizax ships the impulsive manoeuvre."""
+    """A piece of a side's command: the impulsive manoeuvre (``dv``) and the broadcast
+    (``active``, ``payload``; `horizax.orbital.actions.components.Communicate`)."""
 
     IMPULSIVE_MANEUVER = "impulsive_maneuver"
+    COMMUNICATE = "communicate"
 
 
 class GameKey(StrEnum):
@@ -100,7 +102,9 @@ class RewardFnKey(StrEnum):
     """The bundled rewards."""
 
     ZERO = "zero_reward"
+    DISTANCE_TO_REFERENCE_ORBIT = "distance_to_reference_orbit"
     LBG_ZERO_SUM = "lbg_zero_sum_reward"
+    LBG_WITH_COMMS = "lbg_with_comms_reward"
     PURSUIT_EVASION = "pursuit_evasion_reward"
     GET_OFF_MY_LAWN = "get_off_my_lawn_reward"
     SUN_BLOCKING = "sun_blocking_reward"
@@ -111,6 +115,7 @@ class ObservationFnKey(StrEnum):
     """The bundled observation functions."""
 
     FULL = "full_observation"
+    COMMS_LEAK = "comms_leak_observation"
 
 
 class PolicyKey(StrEnum):

@@ -45,9 +45,16 @@ _ENUMS: dict[str, type[StrEnum]] = {
 
 def _extra_enums() -> dict[str, type[StrEnum]]:
     from horizax.orbital.env.types import Side
+    from horizax.orbital.rewards.base import RewardScope
     from horizax.orbital.sampling.validators import SeparationScope, SideSelector
 
-    return {"Side": Side, "SeparationScope": SeparationScope, "SideSelector": SideSelector}
+    return {
+        "Side": Side,
+        "SeparationScope": SeparationScope,
+        "SideSelector": SideSelector,
+        # A reward's ``scope`` field: written whenever a reward is set explicitly.
+        "RewardScope": RewardScope,
+    }
 
 
 def _encode(value: Any, where: str) -> Any:

@@ -1,4 +1,6 @@
-"""The impulsive manoeuvre: a commanded velocity change, clipped by thrust and propellant.
+"""The action components: the impulsive manoeuvre and the broadcast (`Communicate`).
+
+**The impulsive manoeuvre**: a commanded velocity change, clipped by thrust and propellant.
 
 Per step and vehicle, with ``m_wet = dry + propellant`` (``dry`` without the MASS
 component):
@@ -14,12 +16,16 @@ turns the state into NaN. orbitalgym has no such rule: NaN propagates into its s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import jax.numpy as jnp
 from jax import Array
 
-__all__ = ["G0", "apply_impulse"]
+from horizax.orbital.registry import ActionComponentKey, register
+
+__all__ = ["G0", "PAYLOAD_DIM", "Communicate", "apply_impulse"]
 
 G0 = 9.80665
 """Standard gravity (m/s^2), for the specific impulse."""
@@ -73,3 +79,46 @@ def apply_impulse(
 def command_dim(frame: Any) -> int:
     """Width of a command's ``dv`` in ``frame`` (2 for RT, 3 for RTN)."""
     return frame.dim
+
+
+PAYLOAD_DIM = 6
+"""Width of `Communicate`'s ``payload`` per vehicle (an RTN position and velocity)."""
+
+
+@register(ActionComponentKey.COMMUNICATE)
+@dataclass(frozen=True)
+class Communicate:
+    """The broadcast: each vehicle says whether it transmits this step, and what.
+
+    It adds two fields to its side's command (`horizax.orbital.env.types.command_class`):
+
+    * ``active``: bool[n], whether each vehicle broadcasts this step (identity: False);
+    * ``payload``: f32[n, 6], what it broadcasts, e.g. its estimate of an RTN state
+      (identity: zeros). The width is fixed so a command's pytree shape is static.
+
+    Broadcasting moves nothing and costs no propellant: `apply` returns the side's state
+    unchanged. Its effects are what other components read from the command:
+    `LbgWithCommsReward` charges ``comm_cost`` per active guard. No bundled observation or
+    reward reads ``payload`` (nor does orbitalgym's); it is carried for parity and for
+    user code.
+    """
+
+    def fields(self) -> Mapping[str, tuple[int, ...]]:
+        """Per-vehicle shape of each field: ``{"active": (), "payload": (6,)}``."""
+        return {"active": (), "payload": (PAYLOAD_DIM,)}
+
+    def zeros(self, n: int) -> dict[str, Array]:
+        """The silent command of ``n`` vehicles: ``active`` bool[n] False, ``payload``
+        f32[n, 6] zeros."""
+        return {
+            "active": jnp.zeros((n,), jnp.bool_),
+            "payload": jnp.zeros((n, PAYLOAD_DIM), jnp.float32),
+        }
+
+    def apply(self, command: Any, side_state: Any, *args: Any) -> Any:
+        """``side_state`` unchanged: a broadcast changes no vehicle's state.
+
+        ``*args`` takes orbitalgym's ``(side_params, dt, ref_eci6, key)``; all are ignored.
+        """
+        del command, args
+        return side_state

@@ -15,6 +15,13 @@ Both sides run through the same code; the caller supplies both sides' commands
 7. ``episode_done = termination_fn(prev_state, next_state, cfg, next_state.t)``, split into
    ``terminated`` and ``truncated`` (`horizax.orbital.termination.base.split_done`).
 
+A side with the COMMUNICATE action component carries ``active`` and ``payload`` in its
+command (`horizax.orbital.env.types.CommunicatingCommand`); they change no state (a broadcast
+moves nothing) and reach only the observation and reward functions, which receive both
+sides' commands. A reward or observation that reads the guards' ``active``
+(``reads_guard_active = True``, e.g. `LbgWithCommsReward`) needs COMMUNICATE in
+``guard_action_components``: the constructor checks it, as orbitalgym's does.
+
 `step` never stops by itself: it keeps simulating after an end (the rollouts latch). The
 reference orbit in the state is the one of the episode's start; `reference_orbit_at`
 propagates it when something needs absolute positions (orbitalgym integrates it every step).
@@ -44,7 +51,7 @@ from horizax.orbital.env.types import (
     command_class,
 )
 from horizax.orbital.reference_orbit import ReferenceOrbitState
-from horizax.orbital.registry import Frame
+from horizax.orbital.registry import ActionComponentKey, Frame
 from horizax.orbital.state.components import SideState, truth_state, with_truth_state
 from horizax.orbital.termination.base import split_done
 
@@ -85,6 +92,27 @@ class _VehicleModel:
     mean_motion: float
 
 
+def _check_comms_wiring(config: ScenarioConfig) -> None:
+    """Raises ``ValueError`` when a component reads the guards' ``active`` but the guards
+    cannot broadcast.
+
+    Such a component would fail with an ``AttributeError`` deep inside a trace; orbitalgym
+    checks the same at construction.
+    """
+    readers = [
+        name
+        for name in ("reward_fn", "guard_observation_fn", "bandit_observation_fn")
+        if getattr(getattr(config, name), "reads_guard_active", False)
+    ]
+    if readers and ActionComponentKey.COMMUNICATE not in config.guard_action_components:
+        names = ", ".join(f"{name}={getattr(config, name)!r}" for name in readers)
+        raise ValueError(
+            f"{names} reads the guards' broadcasts (actions.sides.guard.active), so "
+            "guard_action_components must include ActionComponentKey.COMMUNICATE; got "
+            f"guard_action_components={config.guard_action_components!r}"
+        )
+
+
 def _apply_stm(phi: np.ndarray, x: Array) -> Array:
     """``x @ phi.T`` as explicit products over phi's nonzero entries, summed in column order.
 
@@ -115,12 +143,15 @@ class OrbitalGymEnv:
     def __init__(self, config: ScenarioConfig):
         if not isinstance(config, ScenarioConfig):
             raise TypeError(f"config must be a ScenarioConfig, got {type(config).__name__}")
+        _check_comms_wiring(config)
         self.config = config
         self.mean_motion = config.mean_motion
         self.truth_frame: Frame = config.truth_frame
         dim = self.truth_frame.dim
-        self.guard_command_cls = command_class("GuardCommand", dim)
-        self.bandit_command_cls = command_class("BanditCommand", dim)
+        self.guard_command_cls = command_class("GuardCommand", dim, config.guard_action_components)
+        self.bandit_command_cls = command_class(
+            "BanditCommand", dim, config.bandit_action_components
+        )
         self.guard_params = _VehicleModel(
             config.guard_params.dry_mass_kg,
             config.guard_params.isp_s,

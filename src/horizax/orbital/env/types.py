@@ -7,22 +7,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import jax.numpy as jnp
 from jax import Array
 
 from horizax.core.struct import Replaceable, field, pytree_dataclass, static_field
+from horizax.orbital.actions.components import Communicate
+from horizax.orbital.registry import ActionComponentKey
 
 __all__ = [
     "Actions",
     "BySide",
     "Command",
+    "CommunicatingCommand",
     "Side",
     "SideOutput",
     "SideTrajectory",
     "StepOutput",
     "Trajectory",
+    "check_action_components",
     "command_class",
 ]
 
@@ -60,7 +64,7 @@ class BySide(Replaceable):
 
 @pytree_dataclass
 class Command(Replaceable):
-    """One side's command for a step.
+    """One side's command for a step (the IMPULSIVE_MANEUVER component alone).
 
     Attributes:
         dv: f32[n_side, dim], the impulsive velocity change each vehicle asks for, in m/s in
@@ -69,23 +73,99 @@ class Command(Replaceable):
     """
 
     dim: ClassVar[int] = 3
+    components: ClassVar[tuple[ActionComponentKey, ...]] = (ActionComponentKey.IMPULSIVE_MANEUVER,)
     dv: Array
 
     @classmethod
-    def zeros(cls, n: int) -> Command:
+    def zeros(cls, n: int) -> Self:
         """The identity command (no thrust) for ``n`` vehicles."""
         return cls(dv=jnp.zeros((n, cls.dim), jnp.float32))
 
 
-_COMMAND_CLASSES: dict[tuple[str, int], type[Command]] = {}
+@pytree_dataclass
+class CommunicatingCommand(Command):
+    """One side's command with the IMPULSIVE_MANEUVER and COMMUNICATE components.
+
+    Attributes:
+        dv: f32[n_side, dim], as in `Command`.
+        active: bool[n_side], which vehicles broadcast this step (`Communicate`).
+        payload: f32[n_side, 6], what each broadcasts (read by no bundled component).
+    """
+
+    components: ClassVar[tuple[ActionComponentKey, ...]] = (
+        ActionComponentKey.IMPULSIVE_MANEUVER,
+        ActionComponentKey.COMMUNICATE,
+    )
+    active: Array
+    payload: Array
+
+    @classmethod
+    def zeros(cls, n: int) -> Self:
+        """The identity command for ``n`` vehicles: no thrust, no broadcast, zero payload."""
+        return cls(dv=jnp.zeros((n, cls.dim), jnp.float32), **Communicate().zeros(n))
 
 
-def command_class(name: str, dim: int) -> type[Command]:
-    """The `Command` subclass called ``name`` whose ``dv`` has width ``dim`` (cached)."""
-    cached = _COMMAND_CLASSES.get((name, dim))
+# The action-component tuples a side may have. IMPULSIVE_MANEUVER is always there (the step
+# always reads ``dv``) and comes first, so a command's field order, and with it the flat
+# layout of `horizax.orbital.actions.flat`, is ``dv`` then ``active``, ``payload``.
+_BASES: dict[tuple[ActionComponentKey, ...], type[Command]] = {
+    Command.components: Command,
+    CommunicatingCommand.components: CommunicatingCommand,
+}
+_COMMAND_CLASSES: dict[tuple[str, int, tuple[ActionComponentKey, ...]], type[Command]] = {}
+
+
+def check_action_components(name: str, components: Any) -> tuple[ActionComponentKey, ...]:
+    """``components`` as a tuple of `ActionComponentKey`, if horizax can build it.
+
+    Args:
+        name: the argument's name, for the error message.
+        components: a tuple (or list) of keys or their string values.
+
+    Returns:
+        ``(IMPULSIVE_MANEUVER,)`` or ``(IMPULSIVE_MANEUVER, COMMUNICATE)``.
+
+    Raises:
+        ValueError: naming ``name``, for an unknown key or any other combination.
+    """
+    if isinstance(components, str) or not isinstance(components, tuple | list):
+        raise ValueError(f"{name} must be a tuple of ActionComponentKey, got {components!r}")
+    try:
+        keys = tuple(ActionComponentKey(c) for c in components)
+    except ValueError:
+        known = ", ".join(k.value for k in ActionComponentKey)
+        raise ValueError(f"{name}: each key must be one of {known}, got {components!r}") from None
+    if keys not in _BASES:
+        raise ValueError(
+            f"{name} must be (IMPULSIVE_MANEUVER,) or (IMPULSIVE_MANEUVER, COMMUNICATE): the "
+            f"step always reads dv, first; got {components!r}"
+        )
+    return keys
+
+
+def command_class(
+    name: str,
+    dim: int,
+    components: tuple[ActionComponentKey, ...] = (ActionComponentKey.IMPULSIVE_MANEUVER,),
+) -> type[Command]:
+    """The command class called ``name`` whose ``dv`` has width ``dim`` (cached).
+
+    Args:
+        name: the class's name.
+        dim: the width of ``dv`` (3 for RTN, 2 for RT).
+        components: the side's action components: ``(IMPULSIVE_MANEUVER,)`` gives a
+            `Command` subclass, ``(IMPULSIVE_MANEUVER, COMMUNICATE)`` a
+            `CommunicatingCommand` subclass.
+
+    Raises:
+        ValueError: for components `check_action_components` rejects.
+    """
+    keys = check_action_components("components", components)
+    cached = _COMMAND_CLASSES.get((name, dim, keys))
     if cached is None:
-        cached = pytree_dataclass(type(name, (Command,), {"dim": dim, "__annotations__": {}}))
-        _COMMAND_CLASSES[(name, dim)] = cached
+        base = _BASES[keys]
+        cached = pytree_dataclass(type(name, (base,), {"dim": dim, "__annotations__": {}}))
+        _COMMAND_CLASSES[(name, dim, keys)] = cached
     return cached
 
 

@@ -26,6 +26,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from horizax.orbital.games.base import Game
 from horizax.orbital.games.proximity import check_dwell_steps, check_length, lbg_dwell_step
 from horizax.orbital.registry import DynamicsKey, GameKey, StateComponentKey, register_game
@@ -54,6 +56,26 @@ _KNOBS = (
     "separation_cost",
 )
 _TERMINATION_KNOBS = _KNOBS[:8]
+# with_communication=True replaces the reward with LbgWithCommsReward, which reads none of
+# these knobs, so each must stay at its default (orbitalgym's rule, and its list: all of them).
+_COMMS_UNSUPPORTED_DEFAULTS: dict[str, Any] = {
+    "breach_radius_m": 5.0,
+    "catch_radius_m": 50.0,
+    "breach_speed_mps": float("inf"),
+    "catch_speed_mps": float("inf"),
+    "catch_dwell_steps": 0,
+    "breach_dwell_steps": 0,
+    "escape_radius_m": 0.0,
+    "repel_on_empty_tank": False,
+    "dv_cost": 0.0,
+    "shaping_scale_m": 300.0,
+    "shaping_gain": 50.0,
+    "shaping_discount": 1.0,
+    "home_weight": 0.0,
+    "guard_separation_m": 20.0,
+    "lady_keepout_m": 20.0,
+    "separation_cost": 10.0,
+}
 _LENGTHS = ("breach_radius_m", "catch_radius_m", "escape_radius_m")
 _HINGE_LENGTHS = ("guard_separation_m", "lady_keepout_m")
 
@@ -213,26 +235,77 @@ def make_lady_bandit_guard(
     2000 s. The game knobs are `LadyBanditGuard`'s; the reward and termination come from its
     defaults. Other keyword arguments go to `ScenarioConfig`.
 
-    The ground-station networks and ``with_communication=True`` (orbitalgym's Communicate
-    action and ``LbgWithCommsReward``) are not in horizax yet: a network other than None
-    is handed to `ScenarioConfig`, which rejects it, and ``with_communication`` only accepts
-    False (a ``ValueError`` otherwise: accepting it would silently play a game without the
-    broadcasts). ``comm_cost`` is accepted for the signature's sake.
+    ``with_communication=True`` is orbitalgym's decentralized-communication variant: the
+    guards get the COMMUNICATE action component (``guard_action_components =
+    (IMPULSIVE_MANEUVER, COMMUNICATE)``: their command adds ``active`` bool[n_guards] and
+    ``payload`` f32[n_guards, 6]) and the reward is ``LbgWithCommsReward(comm_cost)``: each
+    step the guard side earns minus the summed guard distances from the lady (the RTN
+    origin) minus ``comm_cost`` per guard with ``active`` True; the bandit side earns 0. The
+    termination stays `LbgEventTermination` (breach, catch). Broadcasting changes no state;
+    the bandits overhear it only with ``bandit_observation_fn=CommsLeakObservation()``
+    (`horizax.orbital.observations.comms_leak`), as in orbitalgym, where the caller wires it.
+
+    The ground-station networks are not in horizax: a network other than None is handed to
+    `ScenarioConfig`, which rejects it.
+
+    Raises:
+        TypeError: if ``with_communication`` is not a bool.
+        ValueError: with ``with_communication=True``, naming the first game knob that is not
+            at its default (the communication reward reads none of them, so a tuned knob
+            would silently not reach it), or ``reward_fn`` / ``guard_action_components``
+            passed as well (the variant sets both); for a ``comm_cost`` that is not a finite
+            number >= 0; and `ScenarioConfig`'s own errors.
     """
     import jax.numpy as jnp
 
     from horizax.orbital.config import ScenarioConfig, VehicleParamsSpec
     from horizax.orbital.reference_orbit import ReferenceOrbitState
+    from horizax.orbital.registry import ActionComponentKey
+    from horizax.orbital.rewards.lbg_with_comms import LbgWithCommsReward
     from horizax.orbital.sampling.mass import ConstantMass
     from horizax.orbital.sampling.side import RelativeEllipse
     from horizax.orbital.sampling.spec import ICSpec
 
-    del comm_cost
+    if not isinstance(with_communication, bool | np.bool_):
+        raise TypeError(f"with_communication must be a bool, got {with_communication!r}")
+    knobs = {
+        "breach_radius_m": breach_radius_m,
+        "catch_radius_m": catch_radius_m,
+        "breach_speed_mps": breach_speed_mps,
+        "catch_speed_mps": catch_speed_mps,
+        "catch_dwell_steps": catch_dwell_steps,
+        "breach_dwell_steps": breach_dwell_steps,
+        "escape_radius_m": escape_radius_m,
+        "repel_on_empty_tank": repel_on_empty_tank,
+        "dv_cost": dv_cost,
+        "shaping_scale_m": shaping_scale_m,
+        "shaping_gain": shaping_gain,
+        "shaping_discount": shaping_discount,
+        "home_weight": home_weight,
+        "guard_separation_m": guard_separation_m,
+        "lady_keepout_m": lady_keepout_m,
+        "separation_cost": separation_cost,
+    }
     if with_communication:
-        raise ValueError(
-            "with_communication must be False: the Communicate action component and "
-            "LbgWithCommsReward it needs are not part of horizax.orbital"
+        for name, default in _COMMS_UNSUPPORTED_DEFAULTS.items():
+            if knobs[name] != default:
+                raise ValueError(
+                    f"with_communication=True installs LbgWithCommsReward (distance to the "
+                    f"reference orbit plus a per-broadcast charge), which reads no LBG event "
+                    f"geometry or shaping, so {name}={knobs[name]!r} would not reach the "
+                    f"reward: leave {name} at its default {default!r}, or build with "
+                    "with_communication=False and pass reward_fn yourself"
+                )
+        for name in ("reward_fn", "guard_action_components"):
+            if name in config_kwargs:
+                raise ValueError(
+                    f"with_communication=True sets {name} itself; do not pass {name} with it"
+                )
+        config_kwargs["guard_action_components"] = (
+            ActionComponentKey.IMPULSIVE_MANEUVER,
+            ActionComponentKey.COMMUNICATE,
         )
+        config_kwargs["reward_fn"] = LbgWithCommsReward(comm_cost=comm_cost)
     if reference_orbit is None:
         reference_orbit = ReferenceOrbitState(
             position_eci=jnp.array([7000e3, 0.0, 0.0]),
@@ -267,24 +340,7 @@ def make_lady_bandit_guard(
         "bandit_ground_station_network": bandit_ground_station_network,
     }
     config_kwargs.update({name: value for name, value in networks.items() if value is not None})
-    game = LadyBanditGuard(
-        breach_radius_m=breach_radius_m,
-        catch_radius_m=catch_radius_m,
-        breach_speed_mps=breach_speed_mps,
-        catch_speed_mps=catch_speed_mps,
-        catch_dwell_steps=catch_dwell_steps,
-        breach_dwell_steps=breach_dwell_steps,
-        escape_radius_m=escape_radius_m,
-        repel_on_empty_tank=repel_on_empty_tank,
-        dv_cost=dv_cost,
-        shaping_scale_m=shaping_scale_m,
-        shaping_gain=shaping_gain,
-        shaping_discount=shaping_discount,
-        home_weight=home_weight,
-        guard_separation_m=guard_separation_m,
-        lady_keepout_m=lady_keepout_m,
-        separation_cost=separation_cost,
-    )
+    game = LadyBanditGuard(**knobs)
     return ScenarioConfig(
         n_guards=n_guards,
         n_bandits=n_bandits,
