@@ -177,7 +177,7 @@ def test_sun_tracker_blocker_thrusts_along_the_line_toward_the_opponent():
     across = jnp.concatenate([own, jnp.array([100.0, 0.0, 0.0, 0.0, 0.0, 0.0])])
     command, _ = policy(None, across, jax.random.PRNGKey(0), 0.0)
     np.testing.assert_allclose(command.dv, [[0.0, 0.3, 0.0]] * 2)  # sunward on the line
-    for bad in ((0.0, 0.0, 0.0), (1.0, float("nan"), 0.0), (1.0, 0.0)):
+    for bad in ((0.0, 0.0, 0.0), (1.0, float("nan"), 0.0), (1.0, 0.0), ("x", 0, 0)):
         with pytest.raises(ValueError, match="sun_dir_rtn"):
             SunTrackerBlocker(sun_dir_rtn=bad)
 

@@ -13,11 +13,13 @@ spacing, which would put ~1e-3 of noise on the direction of a 500 m separation.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.orbital.env.types import Side
 from horizax.orbital.reference_orbit import (
     ReferenceOrbitState,
     reference_orbit_at,
@@ -25,7 +27,7 @@ from horizax.orbital.reference_orbit import (
 )
 from horizax.orbital.state.components import positions
 
-__all__ = ["LeadGeometry", "blocking_kernel", "check_knob", "lead_geometry"]
+__all__ = ["LeadGeometry", "blocking_kernel", "check_knob", "lead_geometry", "zero_sum_share"]
 
 # orbitalgym's regulariser of the norms: the direction of a zero vector is zero, not NaN.
 _EPS = 1e-12
@@ -99,3 +101,25 @@ def check_knob(owner: str, name: str, value: Any, low: float = 0.0, high: float 
     if not (ok and low <= value <= high and math.isfinite(value)):
         span = f">= {low}" if high == math.inf else f"in [{low}, {high}]"
         raise ValueError(f"{owner}.{name} must be a finite number {span}; got {value!r}")
+
+
+def zero_sum_share(
+    owner: str,
+    game_type: type,
+    bandit_reward: Callable[[Any, Any, Any], Array],
+    state: Any,
+    side: Side,
+    cfg: Any,
+) -> Array:
+    """f[]: ``bandit_reward(state, cfg, cfg.game)`` for the bandit, its negation for the guard.
+
+    Raises:
+        TypeError: naming ``owner``, unless ``cfg.game`` is a ``game_type`` (a Python check on
+            the static configuration, made while tracing).
+    """
+    if not isinstance(cfg.game, game_type):
+        raise TypeError(
+            f"{owner} requires cfg.game: {game_type.__name__}; got {type(cfg.game).__name__}"
+        )
+    bandit = bandit_reward(state, cfg, cfg.game)
+    return bandit if Side(side) is Side.BANDIT else -bandit

@@ -38,6 +38,7 @@ from horizax.orbital.games.blocking import (
     blocking_kernel,
     check_knob,
     lead_geometry,
+    zero_sum_share,
 )
 from horizax.orbital.games.builder import build_scenario
 from horizax.orbital.registry import (
@@ -148,13 +149,14 @@ class ObservationBlockingReward:
     ) -> Array:
         """f32[]: ``side``'s reward."""
         del prev_state, actions, t
-        if not isinstance(cfg.game, ObservationBlocking):
-            raise TypeError(
-                "ObservationBlockingReward requires cfg.game: ObservationBlocking; "
-                f"got {type(cfg.game).__name__}"
-            )
-        bandit = observation_blocking_reward(next_state, cfg, cfg.game)
-        return bandit if Side(side) is Side.BANDIT else -bandit
+        return zero_sum_share(
+            "ObservationBlockingReward",
+            ObservationBlocking,
+            observation_blocking_reward,
+            next_state,
+            side,
+            cfg,
+        )
 
 
 def make_observation_blocking(

@@ -33,6 +33,7 @@ from horizax.orbital.games.blocking import (
     blocking_kernel,
     check_knob,
     lead_geometry,
+    zero_sum_share,
 )
 from horizax.orbital.games.builder import build_scenario
 from horizax.orbital.registry import (
@@ -97,12 +98,9 @@ class SunBlockingReward:
     ) -> Array:
         """f32[]: ``side``'s reward."""
         del prev_state, actions, t
-        if not isinstance(cfg.game, SunBlocking):
-            raise TypeError(
-                f"SunBlockingReward requires cfg.game: SunBlocking; got {type(cfg.game).__name__}"
-            )
-        bandit = sun_blocking_reward(next_state, cfg, cfg.game)
-        return bandit if Side(side) is Side.BANDIT else -bandit
+        return zero_sum_share(
+            "SunBlockingReward", SunBlocking, sun_blocking_reward, next_state, side, cfg
+        )
 
 
 def make_sun_blocking(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 
 from horizax.orbital.policies.heuristic._checks import (
@@ -48,7 +49,12 @@ class SunTrackerBlocker:
     command_cls: Any = None
 
     def __post_init__(self) -> None:
-        direction = tuple(float(x) for x in jnp.asarray(self.sun_dir_rtn).reshape(-1).tolist())
+        # numpy, not jnp: building a policy must not touch a JAX device.
+        try:
+            values = np.asarray(self.sun_dir_rtn, np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            values = np.array([np.nan])  # not numbers: reported below, naming the field
+        direction = tuple(float(x) for x in values)
         finite = all(math.isfinite(x) for x in direction)
         if len(direction) != 3 or not finite or not any(direction):
             raise ValueError(
