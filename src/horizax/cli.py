@@ -174,6 +174,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: an int >= ``minimum`` (argparse reports anything else as a usage
+    error naming the option, exit status 2, instead of a traceback)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``horizax`` command."""
     parser = argparse.ArgumentParser(
@@ -185,9 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run = sub.add_parser("run", help="batched random rollout as one jitted scan")
     run.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
-    run.add_argument("--batch", type=int, default=256, help="number of environments")
-    run.add_argument("--steps", type=int, default=1000, help="steps per environment")
-    run.add_argument("--seed", type=int, default=0, help="PRNG seed")
+    run.add_argument("--batch", type=_at_least(1), default=256, help="number of environments")
+    run.add_argument("--steps", type=_at_least(1), default=1000, help="steps per environment")
+    run.add_argument("--seed", type=_at_least(0), default=0, help="PRNG seed")
     run.set_defaults(func=_cmd_run)
     return parser
 

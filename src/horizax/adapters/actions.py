@@ -20,16 +20,18 @@ Adapters accept the two action spaces a protocol view may declare (`check_action
 
 The checks read only dtypes and shapes, so they also run at trace time on a tracer (the
 gymnax adapter is stepped under the caller's `jax.jit`); a jax array stays a jax array.
+`check_box_action` lives in `horizax.core.spaces`, so a family's native ``step`` applies the
+same rule (the orbital games' functional view does) and re-exported here for the adapters.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import jax
 import numpy as np
 
 from horizax.core import spaces
+from horizax.core.spaces import check_box_action, is_real_dtype
 
 __all__ = ["check_action_space", "check_box_action"]
 
@@ -49,55 +51,9 @@ def check_action_space(space: Any) -> spaces.Discrete | spaces.Box:
     """
     if isinstance(space, spaces.Discrete):
         return space
-    if isinstance(space, spaces.Box) and _is_real(np.dtype(space.dtype)):
+    if isinstance(space, spaces.Box) and is_real_dtype(np.dtype(space.dtype)):
         return space
     raise TypeError(
         "the adapters need a Discrete action space or a Box of a float or integer dtype, "
         f"got {space!r}"
     )
-
-
-def _is_real(dtype: np.dtype) -> bool:
-    """Float or integer, bool excluded (numpy does not count bool as an integer dtype)."""
-    return bool(np.issubdtype(dtype, np.floating) or np.issubdtype(dtype, np.integer))
-
-
-def check_box_action(action: Any, space: spaces.Box, batch_shape: tuple[int, ...] = ()) -> Any:
-    """Checks an action of a ``Box`` space and casts it to the space's dtype.
-
-    Args:
-        action: the action given to ``step``: a numpy or jax array (a tracer included), a
-            list, or a Python number for a scalar space.
-        space: the ``Box`` action space.
-        batch_shape: leading batch axes the adapter steps at once (``(num_envs,)`` for a
-            vector env; ``()`` for a single one).
-
-    Returns:
-        The action as an array of shape ``batch_shape + space.shape`` and the space's dtype:
-        a jax array if ``action`` was one, else a numpy array. Its values are unchanged
-        (out-of-bounds and non-finite values included, see the module docstring).
-
-    Raises:
-        TypeError: a bool, string or other non-numeric action; a float action for an
-            integer ``Box``.
-        ValueError: an action of any other shape.
-    """
-    expected = tuple(batch_shape) + tuple(space.shape)
-    if isinstance(action, bool | np.bool_ | str | bytes):
-        raise TypeError(f"action must be a float or integer array, got {type(action).__name__}")
-    if not isinstance(action, jax.Array):
-        try:
-            action = np.asarray(action)
-        except (TypeError, ValueError) as err:  # ragged lists, unconvertible objects
-            raise TypeError(
-                f"action must be a float or integer array of shape {expected}, got {action!r}"
-            ) from err
-    dtype = np.dtype(action.dtype)
-    space_dtype = np.dtype(space.dtype)
-    if not _is_real(dtype):
-        raise TypeError(f"action must be a float or integer array, got dtype {dtype}")
-    if np.issubdtype(space_dtype, np.integer) and not np.issubdtype(dtype, np.integer):
-        raise TypeError(f"action must be an integer array for a {space_dtype} Box, got {dtype}")
-    if tuple(action.shape) != expected:
-        raise ValueError(f"action must have shape {expected}, got {tuple(action.shape)}")
-    return action.astype(space_dtype)

@@ -159,6 +159,8 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             raise TypeError(f"seed must be an int or a sequence of seeds, got {seed!r}")
         if isinstance(seed, int | np.integer):
             return [int(seed) + i for i in range(self.num_envs)]
+        if isinstance(seed, str | bytes) or not hasattr(seed, "__len__"):
+            raise TypeError(f"seed must be an int or a sequence of seeds, got {seed!r}")
         seeds = list(seed)
         if len(seeds) != self.num_envs:
             raise ValueError(

@@ -176,11 +176,16 @@ class ParallelEnv(_ParallelEnv):
 
         Raises:
             RuntimeError: before the first `reset`.
-            KeyError: a live agent without an action.
+            KeyError: a live agent without an action, or an action for a name that is not
+                one of ``possible_agents`` (a typo would otherwise be ignored). Actions of
+                agents that already finished are ignored, as the PettingZoo API allows.
             TypeError, ValueError: an action of the wrong type or shape.
         """
         if self._state is None:
             raise RuntimeError("call reset() before step()")
+        unknown = sorted(set(actions) - set(self.possible_agents))
+        if unknown:
+            raise KeyError(f"actions for unknown agents {unknown}; agents: {self.possible_agents}")
         if not self.agents:
             return {}, {}, {}, {}, {}
         full = {}

@@ -198,7 +198,9 @@ class TorchRLEnv(EnvBase):
             env = make(env, **overrides)
         elif overrides:
             raise TypeError(f"overrides {sorted(overrides)} need an environment id, not an object")
-        if int(num_envs) < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
+            raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
+        if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         fenv = functional(env)
         action_space = check_action_space(fenv.action_space)

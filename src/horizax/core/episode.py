@@ -124,6 +124,7 @@ def seed_keys(seed: int, num_envs: int) -> np.ndarray:
     Raises:
         TypeError, ValueError: as `seed_key`, for any of the ``num_envs`` seeds.
     """
+    seed_key(seed)  # the type check, before any arithmetic on the seed
     return np.stack([seed_key(int(seed) + i) for i in range(int(num_envs))])
 
 

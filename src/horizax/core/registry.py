@@ -88,8 +88,11 @@ def resolve(env_id: str) -> str:
     """The canonical id for ``env_id`` (itself or the id an alias points to).
 
     Raises:
+        TypeError: if ``env_id`` is not a str.
         ValueError: for an unknown id, naming the closest registered ids.
     """
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_id must be a str such as 'MiniGrid-Empty-8x8-v0', got {env_id!r}")
     _load()
     if env_id in _REGISTRY:
         return env_id
@@ -112,6 +115,7 @@ def make(env_id: str, **overrides: Any) -> Any:
             ``reward_fn``, ``termination_fn``.
 
     Raises:
+        TypeError: ``env_id`` is not a str, or an override the family does not take.
         ValueError: unknown id (with suggestions) or invalid overrides.
     """
     return _REGISTRY[resolve(env_id)](**overrides)

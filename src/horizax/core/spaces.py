@@ -242,13 +242,64 @@ def check_action(action: Any, num_actions: int) -> Array:
     """
     if isinstance(action, bool):
         raise TypeError("action must be an integer, got a bool")
+    concrete = not isinstance(action, Tracer)
+    # The value is read before any conversion: an int64 action outside int32 would wrap
+    # into the action space when JAX (32-bit by default) converts it.
+    value = np.asarray(action) if concrete else None
     arr = jnp.asarray(action)
     if arr.shape != ():
         raise ValueError(f"action must be a scalar (i32[]), got shape {arr.shape}")
     if not jnp.issubdtype(arr.dtype, jnp.integer):
         raise TypeError(f"action must be an integer, got dtype {arr.dtype}")
-    if not isinstance(action, Tracer):
-        value = int(arr)
+    if value is not None:
+        value = int(value)
         if not 0 <= value < num_actions:
             raise ValueError(f"action {value} is outside the action space [0, {num_actions})")
     return arr.astype(jnp.int32)
+
+
+def is_real_dtype(dtype: np.dtype) -> bool:
+    """Float or integer, bool excluded (numpy does not count bool as an integer dtype)."""
+    return bool(np.issubdtype(dtype, np.floating) or np.issubdtype(dtype, np.integer))
+
+
+def check_box_action(action: Any, space: Box, batch_shape: tuple[int, ...] = ()) -> Any:
+    """Checks an action of a ``Box`` space and casts it to the space's dtype.
+
+    Args:
+        action: the action given to ``step``: a numpy or jax array (a tracer included), a
+            list, or a Python number for a scalar space.
+        space: the ``Box`` action space.
+        batch_shape: leading batch axes the adapter steps at once (``(num_envs,)`` for a
+            vector env; ``()`` for a single one).
+
+    Returns:
+        The action as an array of shape ``batch_shape + space.shape`` and the space's dtype:
+        a jax array if ``action`` was one, else a numpy array. Its values are unchanged
+        (out-of-bounds and non-finite values included: the family decides what they mean,
+        see `horizax.adapters.actions`).
+
+    Raises:
+        TypeError: a bool, string or other non-numeric action; a float action for an
+            integer ``Box``.
+        ValueError: an action of any other shape.
+    """
+    expected = tuple(batch_shape) + tuple(space.shape)
+    if isinstance(action, bool | np.bool_ | str | bytes):
+        raise TypeError(f"action must be a float or integer array, got {type(action).__name__}")
+    if not isinstance(action, jax.Array):
+        try:
+            action = np.asarray(action)
+        except (TypeError, ValueError) as err:  # ragged lists, unconvertible objects
+            raise TypeError(
+                f"action must be a float or integer array of shape {expected}, got {action!r}"
+            ) from err
+    dtype = np.dtype(action.dtype)
+    space_dtype = np.dtype(space.dtype)
+    if not is_real_dtype(dtype):
+        raise TypeError(f"action must be a float or integer array, got dtype {dtype}")
+    if np.issubdtype(space_dtype, np.integer) and not np.issubdtype(dtype, np.integer):
+        raise TypeError(f"action must be an integer array for a {space_dtype} Box, got {dtype}")
+    if tuple(action.shape) != expected:
+        raise ValueError(f"action must have shape {expected}, got {tuple(action.shape)}")
+    return action.astype(space_dtype)

@@ -27,6 +27,7 @@ from jax import Array
 
 from horizax.core import episode as engine
 from horizax.core import episode_keys
+from horizax.core.checks import check_key, check_unbatched, positive_int
 from horizax.core.protocol import Step
 from horizax.core.spaces import Box, Dict, Discrete, check_action
 from horizax.core.staged import staged_reset, staged_step
@@ -150,10 +151,9 @@ class Environment:
     def __post_init__(self) -> None:
         for name in ("width", "height"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 3:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 3:
                 raise ValueError(f"{name} must be an int >= 3, got {value!r}")
-        if not isinstance(self.max_steps, int) or self.max_steps < 1:
-            raise ValueError(f"max_steps must be an int >= 1, got {self.max_steps!r}")
+        object.__setattr__(self, "max_steps", positive_int(self.max_steps, "max_steps"))
         for name in ("autoreset", "autoreset_rounds"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
@@ -202,7 +202,12 @@ class Environment:
     # --- the stages the episode engine drives (`horizax.core.episode.StagedEnv`) ---------------
 
     def initial_state(self, key: Array) -> State:
-        """The first `State` of the episode drawn from ``key`` (the layout, step count 0)."""
+        """The first `State` of the episode drawn from ``key`` (the layout, step count 0).
+
+        Raises:
+            TypeError, ValueError: if ``key`` is not one PRNG key (`checks.check_key`).
+        """
+        check_key(key)
         return self.layout_fn(key).replace(
             key=key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
         )
@@ -281,7 +286,12 @@ class Environment:
 
         Returns:
             The next `Timestep`.
+
+        Raises:
+            TypeError, ValueError: ``action`` is not an integer scalar, or a concrete value
+                outside ``[0, num_actions)``; ``timestep`` holds a batch (use `jax.vmap`).
         """
+        check_unbatched(timestep.state.step_count, "timestep")
         action = check_action(action, self.num_actions)
         if self.autoreset:
             done = timestep.is_done()

@@ -17,6 +17,7 @@ import numpy as np
 from jax import Array
 
 from horizax.core import specs
+from horizax.core.checks import check_key, check_unbatched, positive_int
 from horizax.core.protocol import Step, make_step
 from horizax.core.spaces import Box, Dict, Discrete, check_action
 from horizax.maze.generator import Generator, RandomGenerator
@@ -119,9 +120,7 @@ class Maze:
         limit = self.time_limit
         if limit is None:
             limit = generator.num_rows * generator.num_cols
-        if isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit < 1:
-            raise ValueError(f"time_limit must be a positive int, got {limit!r}")
-        object.__setattr__(self, "time_limit", int(limit))
+        object.__setattr__(self, "time_limit", positive_int(limit, "time_limit"))
 
     @property
     def num_rows(self) -> int:
@@ -197,7 +196,7 @@ class Maze:
         Returns:
             ``(state, timestep)``; the timestep is FIRST with reward 0 and discount 1.
         """
-        state = self.generator(key)  # type: ignore[misc]
+        state = self.generator(check_key(key))  # type: ignore[misc]
         state = state.replace(action_mask=action_mask(state.walls, state.agent_position))
         return state, restart(observe(state))
 
@@ -214,8 +213,9 @@ class Maze:
 
         Raises:
             TypeError, ValueError: ``action`` is not an integer scalar, or a concrete value
-                outside [0, 4).
+                outside [0, 4); ``state`` holds a batch (use `jax.vmap`).
         """
+        check_unbatched(state.step_count, "state")
         action = check_action(action, NUM_ACTIONS)
         index = jnp.clip(action, 0, NUM_ACTIONS - 1)
         moves = (action >= 0) & (action < NUM_ACTIONS) & state.action_mask[index]

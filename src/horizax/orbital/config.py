@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from horizax.core.checks import MAX_STEPS_LIMIT
 from horizax.orbital.reference_orbit import ReferenceOrbitState, mean_motion
 from horizax.orbital.registry import (
     ActionComponentKey,
@@ -196,11 +197,19 @@ class ScenarioConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
         if not _finite(self.dt) or self.dt <= 0:
             raise ValueError(f"dt must be finite and > 0, got {self.dt!r}")
         if not _finite(self.max_horizon_s) or self.max_horizon_s < self.dt:
             raise ValueError(
                 f"max_horizon_s must be finite and >= dt ({self.dt}), got {self.max_horizon_s!r}"
+            )
+        if math.ceil(self.max_horizon_s / self.dt) > MAX_STEPS_LIMIT:  # an int32 step counter
+            raise ValueError(
+                f"max_horizon_s / dt must be at most 2**31 - 1 steps, got {self.max_horizon_s!r}"
+                f" / {self.dt!r}"
             )
         if not _finite(self.epoch_mjd_utc):
             raise ValueError(f"epoch_mjd_utc must be finite, got {self.epoch_mjd_utc!r}")

@@ -30,7 +30,7 @@ import numpy as np
 from jax import Array
 
 from horizax.core.protocol import Step, make_step
-from horizax.core.spaces import Box
+from horizax.core.spaces import Box, check_box_action
 from horizax.orbital.actions.flat import command_bounds, command_flat_dim, unflatten_command
 from horizax.orbital.env.core import OrbitalGymEnv
 from horizax.orbital.env.single_agent import SingleAgentView
@@ -110,9 +110,16 @@ class OrbitalFunctional:
         return (state, opponent_state), make_step(obs, 0.0, False, False, info)
 
     def step(self, key: Array, state: tuple[Any, Any], action: Array) -> tuple[Any, Step]:
-        """One step with the controlled side's flat action; keeps stepping after an end."""
+        """One step with the controlled side's flat action; keeps stepping after an end.
+
+        Raises:
+            TypeError, ValueError: an action that is not a float or integer array of the
+                action space's shape (`horizax.core.spaces.check_box_action`, the adapters'
+                rule). Its values are not checked: a non-finite command is no thrust, flagged
+                in ``info["invalid_action"]``.
+        """
         env_state, opp_ps = state
-        flat = jnp.asarray(action, jnp.float32).reshape(self._action_dim)
+        flat = jnp.asarray(check_box_action(action, self.action_space), jnp.float32)
         command = unflatten_command(self._command_cls, self._n, flat)
         next_state, obs, reward, done, opp_ps, info = self.view.step(
             key, env_state, command, opp_ps

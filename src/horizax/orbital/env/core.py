@@ -38,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core.checks import check_key, check_unbatched
 from horizax.core.struct import Replaceable, field, pytree_dataclass
 from horizax.orbital.actions.components import apply_impulse
 from horizax.orbital.config import ScenarioConfig
@@ -180,7 +181,7 @@ class OrbitalGymEnv:
         """Draws a scenario: ``(EnvState, BySide[SideOutput])`` with zero rewards and
         ``done`` False. The key is split as orbitalgym splits it (initial conditions, then
         each side's observation key), so the same key draws the same scenario."""
-        k_ic, k_obs_g, k_obs_b = jax.random.split(key, 3)
+        k_ic, k_obs_g, k_obs_b = jax.random.split(check_key(key), 3)
         guards, bandits, ok = self._draw_initial_conditions(k_ic)
         zero_dwell = jnp.zeros((self.config.n_bandits,), jnp.int32)
         state = EnvState(
@@ -307,7 +308,9 @@ class OrbitalGymEnv:
     def step(self, key: Array, state: EnvState, actions: Actions) -> StepOutput:
         """Advances one ``dt`` with both sides' commands; see the module docstring for the
         order of operations. Non-finite commands are applied as no thrust and flagged in
-        ``info["invalid_action"]``."""
+        ``info["invalid_action"]``. A ``state`` that holds a batch raises `ValueError`
+        (`jax.vmap` the step over a batch)."""
+        check_unbatched(state.step, "state")
         cfg = self.config
         _, k_obs_g, k_obs_b = jax.random.split(key, 3)
         guards, applied_g, invalid_g = self._propagate(
