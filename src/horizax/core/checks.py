@@ -10,6 +10,7 @@ import functools
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 MAX_STEPS_LIMIT = 2**31 - 1  # step counters are int32
@@ -71,7 +72,7 @@ def check_key(key: Any, name: str = "key") -> Any:
             f"{name} must be a PRNG key (jax.random.key(seed) or jax.random.PRNGKey(seed)), "
             f"got {type(key).__name__}"
         )
-    if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+    if jnp.issubdtype(dtype, jax.dtypes.prng_key):
         if shape != ():
             raise ValueError(
                 f"{name} must be a single key of shape (), got shape {tuple(shape)}: "
