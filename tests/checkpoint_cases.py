@@ -5,7 +5,9 @@ Each case is a jitted step over the whole tree a user would checkpoint (the grid
 orbital ``EnvState``, the engine's ``(Episode, Step, Final)`` of the Gymnasium vector path),
 with time limits short enough that an episode ends, and the next starts, after the save.
 The test runs `N` steps, saves, and runs `M` more; `main` is the fresh process that loads the
-saved tree and runs the same `M` steps.
+saved tree and runs the same `M` steps. It starts with the test and compiles its steps from
+shapes alone while the test computes, then loads each checkpoint once `save` has renamed it
+into place (a checkpoint's name appears only when it is complete).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +38,7 @@ class Case:
         name: the case's name (and its files' stem).
         env_id: the id recorded in the checkpoint and checked on load.
         start: ``() -> tree``, the first tree.
-        step: ``(tree, action) -> tree``, jitted.
+        step: ``(tree, action) -> tree``, a `jax.jit` function.
         actions: the N + M actions, drawn once from a fixed numpy seed.
         ended: ``tree -> bool array``, where the step that made ``tree`` ended an episode.
     """
@@ -43,7 +46,7 @@ class Case:
     name: str
     env_id: str
     start: Callable[[], Any]
-    step: Callable[[Any, Any], Any]
+    step: Any
     actions: list[Any]
     ended: Callable[[Any], Any]
 
@@ -153,11 +156,11 @@ def cases() -> list[Case]:
     return [make(batch) for make in (_grid, _maze, _orbital, _engine) for batch in (None, B)]
 
 
-def run(case: Case, tree: Any, actions: list[Any]) -> list[Any]:
+def run(step: Callable[[Any, Any], Any], tree: Any, actions: list[Any]) -> list[Any]:
     """The trees after each of ``actions``, from ``tree``."""
     out = []
     for action in actions:
-        tree = case.step(tree, action)
+        tree = step(tree, action)
         out.append(tree)
     return out
 
@@ -167,13 +170,18 @@ def stack(trees: list[Any]) -> Any:
     return jax.tree.map(lambda *xs: jnp.stack(xs), *trees)
 
 
-def main(directory: str) -> None:
+def main(directory: str, timeout: float = 300.0) -> None:
     """The fresh process: load each case's saved tree, run its last M steps, save them."""
-    folder = pathlib.Path(directory)
-    for case in cases():
-        tree = checkpoint.load(folder / f"{case.name}.ckpt", like=case.like(), env_id=case.env_id)
-        trajectory = stack(run(case, tree, case.actions[N:]))
-        checkpoint.save(folder / f"{case.name}.out", trajectory)
+    folder, deadline = pathlib.Path(directory), time.monotonic() + timeout
+    compiled = [(case, case.step.lower(case.like(), case.actions[0]).compile()) for case in cases()]
+    for case, step in compiled:
+        path = folder / f"{case.name}.ckpt"
+        while not path.exists():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no checkpoint at {path}")
+            time.sleep(0.05)
+        tree = checkpoint.load(path, like=case.like(), env_id=case.env_id)
+        checkpoint.save(folder / f"{case.name}.out", stack(run(step, tree, case.actions[N:])))
 
 
 if __name__ == "__main__":

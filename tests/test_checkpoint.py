@@ -46,23 +46,30 @@ def test_every_family_resumes_mid_episode_in_a_fresh_process(tmp_path):
     (states, keys, observations, rewards, step types and flags), an episode ending and the
     next one starting in the M part."""
     N = checkpoint_cases.N
-    expected = {}
-    for case in checkpoint_cases.cases():
-        trees = checkpoint_cases.run(case, case.start(), case.actions)
-        assert not case.ended(trees[N - 1]).any(), f"{case.name}: saved mid-episode"
-        assert any(case.ended(t).any() for t in trees[N:]), f"{case.name}: no episode end after"
-        checkpoint.save(tmp_path / f"{case.name}.ckpt", trees[N - 1], env_id=case.env_id)
-        expected[case.name] = checkpoint_cases.stack(trees[N:])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-    result = subprocess.run(
+    # Started first: it compiles from shapes while this process computes the checkpoints.
+    child = subprocess.Popen(
         [sys.executable, "-m", "tests.checkpoint_cases", str(tmp_path)],
         cwd=ROOT,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=300,
     )
-    assert result.returncode == 0, f"the resuming process failed:\n{result.stderr}"
+    try:
+        expected = {}
+        for case in checkpoint_cases.cases():
+            trees = checkpoint_cases.run(case.step, case.start(), case.actions)
+            assert not case.ended(trees[N - 1]).any(), f"{case.name}: saved mid-episode"
+            assert any(case.ended(t).any() for t in trees[N:]), f"{case.name}: no end after"
+            checkpoint.save(tmp_path / f"{case.name}.ckpt", trees[N - 1], env_id=case.env_id)
+            expected[case.name] = checkpoint_cases.stack(trees[N:])
+        _, stderr = child.communicate(timeout=300)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 0, f"the resuming process failed:\n{stderr}"
     for name, want in expected.items():
         got = checkpoint.load(tmp_path / f"{name}.out", like=want)
         assert_trees_equal(got, want, name)
@@ -266,3 +273,21 @@ def test_bad_arguments_raise_type_errors_naming_them(saved, tmp_path):
     with pytest.raises(TypeError, match=r"like's leaf \['pos'\] is a str"):
         checkpoint.load(saved, like={**STATE, "pos": "x"})
     assert not (tmp_path / "x.ckpt").exists(), "nothing written by a refused save"
+
+
+# --- the docs' examples run as written ----------------------------------------------------------
+
+
+def test_the_docs_page_examples_run(tmp_path, monkeypatch):
+    from tests.markdown import python_blocks
+
+    blocks = python_blocks((ROOT / "docs" / "checkpoint.md").read_text(encoding="utf-8"))
+    assert len(blocks) == 2, "expected the core example and the adapter example"
+    monkeypatch.chdir(tmp_path)  # the examples write their files to the working directory
+    namespace = {}
+    exec(compile(blocks[0], "docs/checkpoint.md block 0", "exec"), namespace)
+    assert namespace["timesteps"].t.tolist() == [11] * 8, "11 steps, one episode (limit 250)"
+    assert checkpoint.read_manifest("doorkey.ckpt")["metadata"] == {"step": 10}
+    pytest.importorskip("gymnasium")
+    exec(compile(blocks[1], "docs/checkpoint.md block 1", "exec"), namespace)
+    assert namespace["observations"]["image"].shape == (4, 7, 7, 3)
