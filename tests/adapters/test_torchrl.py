@@ -219,7 +219,7 @@ def test_a_saved_state_resumes_the_same_trajectories(tmp_path):
     assert any(td["done"].any() for td in after), "an episode ends after the save"
     for t, (got, want) in enumerate(zip(before + after, expected, strict=True)):
         assert set(got.keys()) == set(want.keys())
-        for key in want:
+        for key in want.keys():  # noqa: SIM118  iterating a TensorDict walks its batch
             assert torch.equal(got[key], want[key]), f"step {t}: {key}"
 
 
