@@ -1,42 +1,31 @@
 """Checkpoints of environment states: `save` a pytree of arrays to one file, `load` it back.
 
-Any pytree of arrays round-trips exactly: a gridworld `Timestep`, the Maze's
-``(State, TimeStep)``, the orbital ``EnvState``, the engine's `Episode` with its keys and
-autoreset bookkeeping, batched or not, mid-episode, or a training state around them::
+Any state round-trips exactly (a gridworld `Timestep`, the Maze's ``(State, TimeStep)``, the
+orbital ``EnvState``, the engine's `Episode`; batched or not, mid-episode)::
 
     horizax.checkpoint.save("run.ckpt", timestep, env_id=env.env_id)
     timestep = horizax.checkpoint.load("run.ckpt", like=timestep, env_id=env.env_id)
 
 `load` rebuilds the tree with ``like``'s structure (node classes and static fields come from
-``like``); ``like`` may be the tree itself or its abstract shape (``jax.eval_shape`` of the
-function that made it), so a fresh process needs no real state to load one. Every leaf comes
-back with its shape and dtype exactly as saved: typed PRNG keys (``jax.random.key``) as typed
-keys of the same implementation, raw ``u32[..., 2]`` keys as uint32, bool, integer, float
-(float64 with ``jax_enable_x64``), bfloat16 and the other ml_dtypes. A leaf comes back as the
-kind ``like`` holds there: a ``jax.Array`` (placed with ``like``'s sharding when it has one),
-a numpy array or scalar, or a Python scalar. Weak typing is not kept (it is a tracing hint,
-not data): a restored leaf is strongly typed, which can retrace a jitted function once.
+``like``, which may be ``jax.eval_shape`` output). Every leaf keeps its shape and dtype: typed
+PRNG keys (their ``key_data`` and implementation stored), raw uint32 keys, bool, integers,
+floats (float64 with ``jax_enable_x64``), ml_dtypes (their bits stored as unsigned integers).
+A leaf comes back as the kind ``like`` holds: a ``jax.Array`` (with ``like``'s sharding), a
+numpy array or scalar, or a Python scalar; strongly typed (weak typing is a tracing hint).
 
-File format (version 1): one uncompressed zip archive holding ``manifest.json`` and one
-``.npy`` member per leaf (``leaves/<i>.npy``, in ``jax.tree_util.tree_flatten`` order), so
-``numpy.load`` opens it for inspection. The manifest holds the format name and version, the
-horizax and JAX versions, ``env_id`` and the user's ``metadata`` (JSON), the tree structure
-(``str(treedef)``, for reading) and per leaf its path (``jax.tree_util.keystr``), shape and
-dtype (a typed key: its key dtype and implementation, its ``key_data`` stored; an ml_dtypes
-type: its bits stored as an unsigned integer). The zip's CRC-32 of every member catches a
-damaged file. `save` writes a temporary file in the target's directory and renames it over
-the target (`os.replace`), so a crash never leaves a half-written checkpoint under the name.
+Format (version 1): one uncompressed zip (``numpy.load`` opens it) of ``manifest.json``
+(format and versions, ``env_id``, user ``metadata``, ``str(treedef)``, per leaf its
+``keystr`` path, shape and dtype) and ``leaves/<i>.npy``; the zip's CRC-32s catch damage.
+`save` writes a temporary file beside the target and `os.replace` s it: never half-written.
 
-Why not orbax: an environment state is a flat list of a few dozen arrays on one host. orbax
-brings a dependency tree (tensorstore, protobuf, an asyncio runtime) and a directory layout
-built for sharded multi-host model weights; a checkpoint here needs numpy and the standard
-library, and stays one file.
+Why not orbax: an environment state is a flat list of a few dozen arrays on one host; orbax
+brings a dependency tree (tensorstore, protobuf, asyncio machinery) and a directory layout
+built for sharded multi-host model weights. This needs numpy alone and stays one file.
 
-Version policy: the format version must match exactly (a reader never guesses at a layout it
-does not know). The horizax version must match too, by default: a state's meaning (its fields,
-key schedule, counters) can change between releases even where every shape and dtype still
-agrees, so loading across versions is an explicit choice (``allow_version_mismatch=True``);
-shapes, dtypes and structure are checked either way.
+Version policy: the format version must match exactly (a reader never guesses at a layout).
+The horizax version must match by default, since a state's meaning (fields, key schedule,
+counters) can change between releases where every shape still agrees: loading across versions
+is an explicit ``allow_version_mismatch=True``. Shapes, dtypes and structure are always checked.
 """
 
 from __future__ import annotations
