@@ -19,7 +19,7 @@ _add_source(_register_families)
 
 # Submodules reachable as attributes (``horizax.done.terminated_or_truncated``) without
 # importing them up front: they load on first access.
-_LAZY_SUBMODULES = ("done", "maze", "grid", "core", "testing")
+_LAZY_SUBMODULES = ("checkpoint", "done", "maze", "grid", "core", "testing")
 
 
 def __getattr__(name: str) -> Any:

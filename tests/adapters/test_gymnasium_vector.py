@@ -250,3 +250,55 @@ def test_batched_missions_match_sync_vector_env():
     obs, _ = hg.make_vec(fetch, 4).reset(seed=0)
     singles = [hg.make(fetch).reset(seed=i)[0]["mission"] for i in range(4)]
     assert list(obs["mission"]) == singles and len(set(singles)) > 1, "distinct missions"
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_a_saved_state_resumes_the_same_trajectories(mode, tmp_path):
+    """N steps, save_state, load_state into a fresh vector env, M steps: every output equal to
+    N + M steps straight, with episodes ending and restarting after the save."""
+    N, M = 3, 6
+    actions = np.random.default_rng(5).integers(0, 3, (N + M, 3))
+
+    def play(envs, rows):
+        outputs = []
+        for action in rows:
+            if mode is AutoresetMode.DISABLED and envs._done.any():
+                outputs.append(envs.reset(options={"reset_mask": envs._done.copy()}))
+            outputs.append(envs.step(action))
+        return outputs
+
+    def make():  # DoorKey: each episode's layout comes from its key, so keys must survive
+        return GymnasiumVectorEnv("MiniGrid-DoorKey-5x5-v0", 3, autoreset_mode=mode, max_steps=4)
+
+    straight = make()
+    straight.reset(seed=0)
+    expected = play(straight, actions)
+    saved = make()
+    saved.reset(seed=0)
+    before = play(saved, actions[:N])
+    saved.save_state(tmp_path / "vector.ckpt")
+    resumed = make()
+    obs = resumed.load_state(tmp_path / "vector.ckpt")
+    assert_same(obs, before[-1][0], "load_state returns the saved observations")
+    compiled = hgv._step._cache_size()
+    after = play(resumed, actions[N:])
+    assert hgv._step._cache_size() == compiled, "a restored state must not retrace the step"
+    assert_same(before + after, expected, f"{mode}: the resumed run")
+    ends = [out for out in after if len(out) == 5 and (out[2] | out[3]).any()]
+    assert ends, "an episode ends after the save"
+
+
+def test_load_state_refuses_another_configuration(tmp_path):
+    envs = GymnasiumVectorEnv(EMPTY, 2)
+    with pytest.raises(gymnasium.error.ResetNeeded, match="save_state"):
+        envs.save_state(tmp_path / "v.ckpt")
+    envs.reset(seed=0)
+    envs.save_state(tmp_path / "v.ckpt")
+    with pytest.raises(ValueError, match="num_envs=2; this GymnasiumVectorEnv has num_envs=3"):
+        GymnasiumVectorEnv(EMPTY, 3).load_state(tmp_path / "v.ckpt")
+    with pytest.raises(ValueError, match="autoreset_mode='NextStep'"):
+        GymnasiumVectorEnv(EMPTY, 2, autoreset_mode="SameStep").load_state(tmp_path / "v.ckpt")
+    with pytest.raises(ValueError, match="env_id"):
+        GymnasiumVectorEnv("MiniGrid-Empty-6x6-v0", 2).load_state(tmp_path / "v.ckpt")
+    with pytest.raises(FileNotFoundError, match=r"missing\.ckpt"):
+        envs.load_state(tmp_path / "missing.ckpt")

@@ -190,6 +190,53 @@ def test_in_place_writes_to_returned_tensors_do_not_reach_the_jax_state():
     assert torch.equal(reset["image"][0], expected), "env 0 keeps its true observation"
 
 
+def test_a_saved_state_resumes_the_same_trajectories(tmp_path):
+    """N steps, save_state, load_state into a fresh env, M steps (TorchRL's step and partial
+    reset): every step's outputs equal to N + M steps straight, across episode ends."""
+    N, M = 3, 6
+    rows = np.random.default_rng(6).integers(0, 3, (N + M, 3))
+
+    def play(env, td, rows):
+        outputs = []
+        for row in rows:
+            out, td = env.step_and_maybe_reset(td.set("action", torch.tensor(row)))
+            outputs.append(out["next"].clone())
+        return outputs, td
+
+    def make():  # DoorKey: each episode's layout comes from its key, so keys must survive
+        return TorchRLEnv("MiniGrid-DoorKey-5x5-v0", num_envs=3, seed=0, max_steps=4)
+
+    straight = make()
+    expected, _ = play(straight, straight.reset(), rows)
+    saved = make()
+    before, root = play(saved, saved.reset(), rows[:N])
+    saved.save_state(tmp_path / "torchrl.ckpt")
+    resumed = make()
+    restored = resumed.load_state(tmp_path / "torchrl.ckpt")
+    for key in ("image", "direction", "done", "terminated", "truncated"):
+        assert torch.equal(restored[key], root[key]), f"load_state returns the root {key}"
+    after, _ = play(resumed, restored, rows[N:])
+    assert any(td["done"].any() for td in after), "an episode ends after the save"
+    for t, (got, want) in enumerate(zip(before + after, expected, strict=True)):
+        assert set(got.keys()) == set(want.keys())
+        for key in want.keys():  # noqa: SIM118  iterating a TensorDict walks its batch
+            assert torch.equal(got[key], want[key]), f"step {t}: {key}"
+
+
+def test_save_state_needs_a_reset_and_load_state_the_same_batch(tmp_path):
+    env = TorchRLEnv(ENV_ID, num_envs=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.save_state(tmp_path / "t.ckpt")
+    env.reset()
+    env.save_state(tmp_path / "t.ckpt")
+    with pytest.raises(ValueError, match="num_envs=2; this TorchRLEnv has num_envs=3"):
+        TorchRLEnv(ENV_ID, num_envs=3).load_state(tmp_path / "t.ckpt")
+    with pytest.raises(ValueError, match="TorchRLEnv"):
+        from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv
+
+        GymnasiumVectorEnv(ENV_ID, 2).load_state(tmp_path / "t.ckpt")
+
+
 def test_transfers_use_dlpack_without_copies():
     x = jnp.arange(6, dtype=jnp.float32)
     assert _to_torch(x).data_ptr() == x.unsafe_buffer_pointer()

@@ -28,11 +28,15 @@ Actions are one per environment: ints of shape ``[num_envs]`` for a ``Discrete``
 ``batch_space`` of the single Box), float or integer, cast to the space's dtype, values
 passed on unclipped (`horizax.adapters.actions`, the rule of every adapter). An environment
 whose step ignores its action (NEXT_STEP, after its episode ended) ignores its row too.
+
+`save_state` / `load_state` write and restore every environment's JAX state (a
+`horizax.checkpoint` file), so a restored vector env continues the same trajectories.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 import gymnasium
@@ -43,6 +47,7 @@ from gymnasium.vector.utils import batch_space
 from jax import Array
 
 from horizax.adapters.actions import check_box_action
+from horizax.adapters.adapter_state import load_adapter, save_adapter
 from horizax.adapters.gymnasium_common import (
     METADATA,
     StaticArg,
@@ -289,6 +294,54 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             truncations,
             infos,
         )
+
+    # -- checkpoints ----------------------------------------------------------------------
+
+    def save_state(self, path: str | os.PathLike[str]) -> None:
+        """Writes every environment's state to ``path`` (a `horizax.checkpoint` file).
+
+        The JAX episodes (states, episode keys, step counts, done flags), the last
+        observations and the finished-episode flags, so that `load_state`, on this env or a
+        fresh one made alike, continues the very same trajectories.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before the first `reset`.
+        """
+        if self._episodes is None:
+            raise gymnasium.error.ResetNeeded("call reset() before save_state()")
+        tree = {"episodes": self._episodes, "observations": self._observations, "done": self._done}
+        save_adapter(
+            path, "GymnasiumVectorEnv", tree, env_id=self.env_id, settings=self._settings()
+        )
+
+    def load_state(self, path: str | os.PathLike[str]) -> Any:
+        """Restores the state `save_state` wrote, to step on from it.
+
+        Args:
+            path: a file written by `save_state` of a vector env with the same environment,
+                ``num_envs`` and autoreset mode.
+
+        Returns:
+            The batched observations of the restored state (as `reset` returns them).
+
+        Raises:
+            FileNotFoundError: no file at ``path``.
+            ValueError: a checkpoint of another env id, ``num_envs``, autoreset mode or state
+                (`horizax.checkpoint.load` names what differs).
+        """
+        keys = np.zeros((self.num_envs, 2), dtype=np.uint32)
+        episodes, step = jax.eval_shape(lambda k: _start(self._handle, k), keys)
+        like = {"episodes": episodes, "observations": step.observation, "done": self._done}
+        tree, _ = load_adapter(
+            path, "GymnasiumVectorEnv", like, env_id=self.env_id, settings=self._settings()
+        )
+        self._episodes = tree["episodes"]
+        self._observations = jax.device_get(tree["observations"])
+        self._done = np.array(tree["done"], dtype=np.bool_)
+        return self._codec.batch(self._observations)
+
+    def _settings(self) -> dict[str, Any]:
+        return {"num_envs": self.num_envs, "autoreset_mode": self._mode.value}
 
     # -- rendering ------------------------------------------------------------------------
 

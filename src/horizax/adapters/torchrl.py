@@ -32,12 +32,16 @@ to torch is a fresh output of the jitted call that the adapter does not keep, so
 writing into a returned tensor in place (its partial-reset merge does) cannot reach the
 adapter's JAX state.
 
+`TorchRLEnv.save_state` / `load_state` write and restore the batch's JAX state (a
+`horizax.checkpoint` file), so a restored environment continues the same trajectories.
+
 Requires the ``torch`` extra: ``pip install 'horizax[torch]'``.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 import jax
@@ -56,6 +60,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test that hides 
     ) from err
 
 from horizax.adapters.actions import check_action_space, check_box_action
+from horizax.adapters.adapter_state import load_adapter, save_adapter
 from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.protocol import FunctionalEnv, Step, functional
@@ -300,6 +305,56 @@ class TorchRLEnv(EnvBase):
             seed = int(torch.randint(0, 2**31 - 1, ()).item())
         engine.seed_keys(int(seed), self._num_envs)  # validate before taking it
         self._seed = int(seed)
+
+    def save_state(self, path: str | os.PathLike[str]) -> None:
+        """Writes the batch's state to ``path`` (a `horizax.checkpoint` file).
+
+        The JAX episodes (states, episode keys, step counts, done flags), the last outputs
+        that a partial reset keeps, and a seed set for the next reset, so that `load_state`,
+        on this env or a fresh one made alike, continues the very same trajectories.
+
+        Raises:
+            RuntimeError: before the first reset.
+        """
+        if self._episodes is None:
+            raise RuntimeError("call reset() before save_state()")
+        tree = {"episodes": self._episodes, "outputs": self._kept}
+        extra = {"pending_seed": self._seed}
+        save_adapter(
+            path, "TorchRLEnv", tree, env_id=self.env_id, settings=self._settings(), extra=extra
+        )
+
+    def load_state(self, path: str | os.PathLike[str]) -> TensorDict:
+        """Restores the state `save_state` wrote, to step on from it.
+
+        Args:
+            path: a file written by `save_state` of a TorchRL env with the same environment
+                and ``num_envs``.
+
+        Returns:
+            The root TensorDict of the restored state (observations and done entries, as
+            `reset` returns them): set its ``"action"`` and step on.
+
+        Raises:
+            FileNotFoundError: no file at ``path``.
+            ValueError: a checkpoint of another env id, ``num_envs`` or state
+                (`horizax.checkpoint.load` names what differs).
+        """
+        keys = engine.seed_keys(0, self._num_envs)
+        episodes, kept, _ = jax.eval_shape(lambda k: _reset_all(*self._static(), k), keys)
+        like = {"episodes": episodes, "outputs": kept}
+        tree, extra = load_adapter(
+            path, "TorchRLEnv", like, env_id=self.env_id, settings=self._settings()
+        )
+        self._episodes, self._kept = tree["episodes"], tree["outputs"]
+        seed = extra.get("pending_seed")
+        self._seed = None if seed is None else int(seed)
+        # Fresh copies for torch, as every output: TorchRL may write into them in place.
+        out = {k: jax.tree.map(jnp.copy, v) for k, v in self._kept.items() if k != "reward"}
+        return self._tensordict(out)
+
+    def _settings(self) -> dict[str, Any]:
+        return {"num_envs": self._num_envs}
 
     def render(self, index: int = 0) -> np.ndarray:
         """u8[H, W, 3] frame of environment ``index``'s current state.
