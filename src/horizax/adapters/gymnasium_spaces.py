@@ -15,10 +15,31 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces as gym_spaces
+from gymnasium.error import CustomSpaceError
+from gymnasium.vector.utils import create_shared_memory
 
 from horizax.core import spaces
 
-__all__ = ["ObservationCodec", "copy_info", "to_gymnasium_space"]
+__all__ = ["ObservationCodec", "TextSpace", "copy_info", "to_gymnasium_space"]
+
+
+class TextSpace(gym_spaces.Text):
+    """``gymnasium.spaces.Text`` that declines ``AsyncVectorEnv``'s shared memory.
+
+    ``AsyncVectorEnv`` reads its shared memory once, when it is built: arrays come back as
+    live views, but a ``Text`` entry as a fixed tuple of strings, so every later observation
+    would show the initial padding (``"aaa..."``) instead of the mission. Declining makes it
+    raise at construction, naming the fix: ``vector_kwargs={"shared_memory": False}``.
+    """
+
+
+@create_shared_memory.register(TextSpace)
+def _decline_shared_memory(space: TextSpace, n: int = 1, ctx: Any = None) -> Any:
+    raise CustomSpaceError(
+        "AsyncVectorEnv cannot pass a Text observation through shared memory (it would read "
+        "the strings once, at construction); pass vector_kwargs={'shared_memory': False} to "
+        "gymnasium.make_vec (shared_memory=False to AsyncVectorEnv)"
+    )
 
 
 def to_gymnasium_space(space: Any) -> gym_spaces.Space:
@@ -35,7 +56,7 @@ def to_gymnasium_space(space: Any) -> gym_spaces.Space:
         high = np.broadcast_to(np.asarray(space.high), space.shape).astype(dtype)
         return gym_spaces.Box(low=low, high=high, shape=space.shape, dtype=dtype)
     if isinstance(space, spaces.Text):
-        return gym_spaces.Text(
+        return TextSpace(
             int(space.max_length), min_length=int(space.min_length), charset=space.charset
         )
     if isinstance(space, spaces.Dict):

@@ -43,6 +43,7 @@ from gymnasium.vector.utils import batch_space
 from jax import Array
 
 from horizax.adapters.actions import check_box_action
+from horizax.adapters.forking import check_jax_usable
 from horizax.adapters.gymnasium_common import (
     METADATA,
     StaticArg,
@@ -214,6 +215,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             TypeError, ValueError: an invalid ``reset_mask`` or seed list (as
                 ``SyncVectorEnv`` raises them).
         """
+        check_jax_usable()
         seeds = self._seeds(seed)
         mask = self._reset_mask(options)
         if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
@@ -246,6 +248,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             RuntimeError: DISABLED mode, stepping an environment whose episode ended.
             TypeError, ValueError: actions of the wrong dtype or shape (or, Discrete, range).
         """
+        check_jax_usable()
         if self._episodes is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if isinstance(self._action_space, spaces.Box):
@@ -299,6 +302,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             return None
         if self._episodes is None:
             raise gymnasium.error.ResetNeeded("call reset() before render()")
+        check_jax_usable()
         states = self._episodes.state
         return tuple(
             np.array(self.fenv.render(jax.tree.map(lambda x, i=i: x[i], states)), dtype=np.uint8)
