@@ -16,6 +16,7 @@ import pytest
 _ADAPTER_DEPENDENCY = {
     "gymnasium_spaces": "gymnasium",
     "gymnasium_vector": "gymnasium",
+    "forking": "jax",
 }
 
 _IMPORT_EVERYTHING = textwrap.dedent(
@@ -90,6 +91,7 @@ def test_gymnasium_async_vector_env_forks_after_import():
         clean = not xla_bridge._backends
         envs = gymnasium.make_vec(
             "horizax/MiniGrid-Empty-5x5-v0", num_envs=2, vectorization_mode="async",
+            # The mission (Text) cannot travel through shared memory (TextSpace).
             vector_kwargs={"context": "fork"},
         )
         try:

@@ -26,6 +26,10 @@ Version policy: the format version must match exactly (a reader never guesses at
 The horizax version must match by default, since a state's meaning (fields, key schedule,
 counters) can change between releases where every shape still agrees: loading across versions
 is an explicit ``allow_version_mismatch=True``. Shapes, dtypes and structure are always checked.
+
+Placement: ARCHITECTURE.md plans ``core/checkpoint.py``; it is a top-level module because its
+public name is ``horizax.checkpoint`` and nothing in core uses it (it serves users and the
+adapters).
 """
 
 from __future__ import annotations

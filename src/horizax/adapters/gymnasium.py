@@ -41,6 +41,14 @@ as every other path does, so a seeded run plays the same episodes here as throug
 API, the vector env, dm_env, TorchRL and gymnax. A first
 ``reset()`` without a seed draws one from ``np_random``.
 
+Worker processes. Gymnasium's ``AsyncVectorEnv`` (``make_vec(id, n,
+vectorization_mode="async")``) and Stable-Baselines3's ``SubprocVecEnv`` play the same
+episodes as `GymnasiumVectorEnv`, with ``fork``, ``spawn`` or ``forkserver`` workers, shared
+memory included (`horizax.adapters.gymnasium_spaces.TextSpace` keeps ``Text`` observations
+current there). A worker forked after its parent ran JAX
+raises `horizax.adapters.forking.JaxForkError` (a check this import sets up) rather than
+hanging; use ``spawn`` there. ``docs/adapters.md`` has the details.
+
 Requires the ``gymnasium`` extra: ``pip install 'horizax[gymnasium]'``.
 """
 
@@ -65,6 +73,7 @@ except ImportError as err:  # pragma: no cover - exercised only without gymnasiu
     ) from err
 
 from horizax.adapters.actions import check_box_action
+from horizax.adapters.forking import check_jax_usable, install_fork_check
 from horizax.adapters.gymnasium_common import (
     METADATA,
     NAMESPACE,
@@ -150,6 +159,7 @@ class GymnasiumEnv(gymnasium.Env):
         Returns:
             ``(observation, info)``; ``info`` holds the protocol's info as numpy arrays.
         """
+        check_jax_usable()
         super().reset(seed=seed)
         if seed is not None:
             key = seed_key(seed)
@@ -174,6 +184,7 @@ class GymnasiumEnv(gymnasium.Env):
             TypeError, ValueError: Discrete: a non-integer or out-of-range action; Box: a
                 bool or non-numeric action, or one of another shape.
         """
+        check_jax_usable()
         if self._episode is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if isinstance(self._action_space, spaces.Box):
@@ -203,6 +214,7 @@ class GymnasiumEnv(gymnasium.Env):
             return None
         if self._episode is None:
             raise gymnasium.error.ResetNeeded("call reset() before render()")
+        check_jax_usable()
         return np.array(self.fenv.render(self._episode.state), dtype=np.uint8)
 
     def __repr__(self) -> str:
@@ -284,3 +296,4 @@ def register_all() -> list[str]:
 
 
 register_all()
+install_fork_check()  # process-based vector envs: an error, not a hang (see forking)

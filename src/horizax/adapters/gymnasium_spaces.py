@@ -10,15 +10,66 @@ the gridworld's MiniGrid dict comes from its protocol view.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces as gym_spaces
+from gymnasium.vector.utils import read_from_shared_memory
 
 from horizax.core import spaces
 
-__all__ = ["ObservationCodec", "copy_info", "to_gymnasium_space"]
+__all__ = ["LiveTexts", "ObservationCodec", "TextSpace", "copy_info", "to_gymnasium_space"]
+
+
+class TextSpace(gym_spaces.Text):
+    """``gymnasium.spaces.Text`` whose strings stay current in ``AsyncVectorEnv``'s shared
+    memory.
+
+    ``AsyncVectorEnv`` reads its shared memory once, when it is built, and hands out that
+    object (a deep copy of it by default) after every step: arrays are live views, but
+    Gymnasium's ``Text`` reader returns a fixed tuple of strings, so every later mission
+    would read as the initial padding (``"aaa..."``). Here the reader returns `LiveTexts`,
+    which decodes the shared buffer whenever it is read or copied.
+    """
+
+
+class LiveTexts(Sequence[str]):
+    """The strings in a ``Text`` shared-memory buffer, decoded on every access.
+
+    ``copy.deepcopy`` (what ``AsyncVectorEnv`` returns with ``copy=True``, its default)
+    gives a plain tuple of the current strings; with ``copy=False`` users get this view.
+    """
+
+    def __init__(self, space: gym_spaces.Text, shared_memory: Any, n: int) -> None:
+        self._space, self._shared_memory, self._n = space, shared_memory, n
+
+    def current(self) -> tuple[str, ...]:
+        """The strings the buffer holds now."""
+        read = read_from_shared_memory.dispatch(gym_spaces.Text)
+        return read(self._space, self._shared_memory, self._n)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.current()[index]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: it follows the buffer
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return self.current()
+
+    def __repr__(self) -> str:
+        return f"LiveTexts({self.current()!r})"
+
+
+@read_from_shared_memory.register(TextSpace)
+def _read_live_texts(space: TextSpace, shared_memory: Any, n: int = 1) -> LiveTexts:
+    return LiveTexts(space, shared_memory, n)
 
 
 def to_gymnasium_space(space: Any) -> gym_spaces.Space:
@@ -35,7 +86,7 @@ def to_gymnasium_space(space: Any) -> gym_spaces.Space:
         high = np.broadcast_to(np.asarray(space.high), space.shape).astype(dtype)
         return gym_spaces.Box(low=low, high=high, shape=space.shape, dtype=dtype)
     if isinstance(space, spaces.Text):
-        return gym_spaces.Text(
+        return TextSpace(
             int(space.max_length), min_length=int(space.min_length), charset=space.charset
         )
     if isinstance(space, spaces.Dict):

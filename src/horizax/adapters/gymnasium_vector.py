@@ -48,6 +48,7 @@ from jax import Array
 
 from horizax.adapters.actions import check_box_action
 from horizax.adapters.adapter_state import load_adapter, save_adapter
+from horizax.adapters.forking import check_jax_usable
 from horizax.adapters.gymnasium_common import (
     METADATA,
     StaticArg,
@@ -221,6 +222,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             TypeError, ValueError: an invalid ``reset_mask`` or seed list (as
                 ``SyncVectorEnv`` raises them).
         """
+        check_jax_usable()
         seeds = self._seeds(seed)
         mask = self._reset_mask(options)
         if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
@@ -253,6 +255,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             RuntimeError: DISABLED mode, stepping an environment whose episode ended.
             TypeError, ValueError: actions of the wrong dtype or shape (or, Discrete, range).
         """
+        check_jax_usable()
         if self._episodes is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if isinstance(self._action_space, spaces.Box):
@@ -329,6 +332,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             ValueError: a checkpoint of another env id, ``num_envs``, autoreset mode or state
                 (`horizax.checkpoint.load` names what differs).
         """
+        check_jax_usable()
         keys = np.zeros((self.num_envs, 2), dtype=np.uint32)
         episodes, step = jax.eval_shape(lambda k: _start(self._handle, k), keys)
         like = {"episodes": episodes, "observations": step.observation, "done": self._done}
@@ -354,6 +358,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             return None
         if self._episodes is None:
             raise gymnasium.error.ResetNeeded("call reset() before render()")
+        check_jax_usable()
         states = self._episodes.state
         return tuple(
             np.array(self.fenv.render(jax.tree.map(lambda x, i=i: x[i], states)), dtype=np.uint8)
