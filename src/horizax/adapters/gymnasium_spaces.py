@@ -47,7 +47,7 @@ class LiveTexts(Sequence[str]):
     def current(self) -> tuple[str, ...]:
         """The strings the buffer holds now."""
         read = read_from_shared_memory.dispatch(gym_spaces.Text)
-        return read(self._space, self._shared_memory, self._n)
+        return tuple(read(self._space, self._shared_memory, self._n))
 
     def __getitem__(self, index: Any) -> Any:
         return self.current()[index]
@@ -67,9 +67,12 @@ class LiveTexts(Sequence[str]):
         return f"LiveTexts({self.current()!r})"
 
 
-@read_from_shared_memory.register(TextSpace)
-def _read_live_texts(space: TextSpace, shared_memory: Any, n: int = 1) -> LiveTexts:
+def _read_live_texts(space: TextSpace, shared_memory: Any, n: int = 1) -> Any:
     return LiveTexts(space, shared_memory, n)
+
+
+# Registered outside the decorator: Gymnasium's reader is typed to return arrays and tuples.
+read_from_shared_memory.register(TextSpace, _read_live_texts)
 
 
 def to_gymnasium_space(space: Any) -> gym_spaces.Space:
