@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 from jax import Array
 
@@ -72,11 +73,12 @@ def apply_impulse(
     scale = jnp.where(magnitude > 0.0, jnp.minimum(1.0, limit / safe), 1.0)
     applied = dv * scale[:, None]
     # A finite command whose norm overflows (a component beyond ~1e19 in float32) is clipped
-    # like any other, along its direction: the norm of the command scaled by 2**-80 (exact,
-    # and finite for every float32), not a division by its largest component (1 / 3e38 is a
-    # subnormal, flushed to 0). Every other command keeps the arithmetic above, bit for bit.
+    # like any other, along its direction, found from the command scaled by 2**-80 (exact,
+    # and its norm finite for every float32). 1 / |dv| itself is a subnormal, which XLA's CPU
+    # flushes to 0: the barrier keeps the compiler from folding the scale into the division,
+    # which would compute it. Every other command keeps the arithmetic above, bit for bit.
     huge = jnp.isinf(magnitude)
-    shrunk = dv * jnp.asarray(2.0**-80, dtype)
+    shrunk = jax.lax.optimization_barrier(dv * jnp.asarray(2.0**-80, dtype))
     length = jnp.maximum(jnp.linalg.norm(shrunk, axis=-1, keepdims=True), 1e-30)
     applied = jnp.where(huge[:, None], shrunk / length * limit[:, None], applied)
     delivered = jnp.where(huge, limit, magnitude * scale)
