@@ -19,15 +19,19 @@ from collections.abc import Hashable
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 
 import horizax
+from horizax.core.spaces import Box
 from horizax.grid import observations
 from horizax.grid import registry as grid_registry
+from horizax.grid.missions import mission_space
 from horizax.maze import registration as maze_registration
 from horizax.orbital import registration as orbital_registration
 from horizax.testing import check_env
 from horizax.testing.conformance import check_rollouts
+from horizax.testing.harness import assert_in_space
 
 
 def _code(obj: Any, depth: int = 0) -> Hashable:
@@ -172,3 +176,17 @@ def test_check_env_catches_a_broken_environment():
     broken = env.replace(reward_fn=lambda p, a, s: s.step_count.astype("float32") * float("nan"))
     with pytest.raises(AssertionError, match="non-finite reward"):
         check_env(broken)
+
+
+def test_observation_checks_reject_nan_and_read_text_spaces():
+    # Found while writing tests/test_properties.py: a NaN compares False with both bounds,
+    # so it passed as inside an unbounded Box; a Text space (the gridworld's mission) raised
+    # AttributeError instead of checking its encoded array.
+    box = Box(-np.inf, np.inf, (2,), np.float32)
+    assert_in_space(box, np.array([0.0, 3e38], np.float32), 0, "finite")
+    with pytest.raises(AssertionError, match="outside its space at 1 entries"):
+        assert_in_space(box, np.array([0.0, np.nan], np.float32), 0, "NaN")
+    text = mission_space()
+    assert_in_space(text, np.zeros(text.shape, text.dtype), 0, "an encoded mission")
+    with pytest.raises(AssertionError, match="dtype"):
+        assert_in_space(text, np.zeros(text.shape, np.float32), 0, "not an encoding")

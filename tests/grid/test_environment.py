@@ -144,6 +144,20 @@ def test_out_of_range_action_under_jit_only_advances_time():
     assert int(out.t) == 1 and int(out.action) == 9
 
 
+@pytest.mark.parametrize("env_id", ["MiniGrid-GoToDoor-5x5-v0", "MiniGrid-GoToObject-6x6-N2-v0"])
+def test_out_of_range_action_under_jit_is_not_the_done_action(env_id):
+    # Found by tests/test_properties.py: an out-of-range action was applied as `done`, which
+    # ends every GoTo* episode, where the docs promise it changes nothing but the step count.
+    env = horizax.make(env_id)
+    ts = env.reset(jax.random.PRNGKey(0))
+    step = jax.jit(env.step)
+    assert int(step(ts, jnp.int32(C.DONE)).step_type) == StepType.TERMINATION, "the premise"
+    for bad in (-1, 7, 2**31 - 1):
+        out = step(ts, jnp.int32(bad))
+        assert int(out.step_type) == StepType.TRANSITION, f"action {bad} ended the episode"
+        assert float(out.reward) == 0.0 and int(out.t) == 1
+
+
 @pytest.mark.parametrize(
     ("action", "error", "match"),
     [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -59,6 +61,26 @@ def test_the_impulse_is_added_at_the_start_of_the_step():
     got = hcw_rtn_step(x, dv, N, 10.0)
     want = hcw_rtn_stm(N, 10.0, xp=np) @ np.array([0, 0, 0, 0, 0.1, 0])
     np.testing.assert_allclose(np.asarray(got[0]), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dv", [[0.0, 0.0, 3e38], [1e20, -1e20, 0.0], [-3e38, 3e38, 3e38]])
+def test_a_command_whose_float32_norm_overflows_is_clipped_not_dropped(dv):
+    # Found by tests/test_properties.py: |dv| overflowed to inf, so the scale limit/|dv| was 0
+    # (no thrust) and the propellant booked inf * 0 = NaN.
+    # Jitted too: there XLA folded the direction's scale into a subnormal, flushed to 0.
+    direction = np.asarray(dv, np.float64) / np.linalg.norm(np.asarray(dv, np.float64))
+    command = jnp.array([dv], jnp.float32)
+    impulse = functools.partial(apply_impulse, dry_mass_kg=100.0, isp_s=220.0, max_thrust_n=5.0)
+    for run in (impulse, jax.jit(impulse, static_argnames="dt")):
+        applied, prop, invalid = run(command, jnp.array([10.0]), dt=10.0)
+        want = direction * 50 / 110
+        np.testing.assert_allclose(np.asarray(applied[0]), want, rtol=1e-6, atol=1e-9)
+        used = 110.0 * (1 - np.exp(-(50 / 110) / (220.0 * G0)))
+        np.testing.assert_allclose(float(prop[0]), 10.0 - used, rtol=1e-6)
+        assert not bool(invalid[0])
+        applied, prop, _ = run(command, None, dt=10.0)
+        np.testing.assert_allclose(np.asarray(applied[0]), direction * 0.5, rtol=1e-6, atol=1e-9)
+        assert prop is None
 
 
 def test_thrust_clip_keeps_the_direction():

@@ -232,6 +232,11 @@ class Environment:
                     mapped = jnp.where(action == original, target, mapped)
             action = mapped
         effective = jnp.where(valid, action, fallback).astype(jnp.int32)
+        # What rewards and terminations see: without an `invalid_action`, an out-of-range
+        # action is no action at all (-1, as a reset's), not the `done` it is applied as, so
+        # the rules that `done` triggers (GoTo*'s termination) stay silent.
+        seen = effective if self.invalid_action is not None else jnp.where(valid, action, -1)
+        seen = seen.astype(jnp.int32)
         state = prev_state
         if self.dynamics_fn is not None:
             # The episode key stays fixed (it seeds the next episode); per-step randomness is
@@ -246,9 +251,9 @@ class Environment:
         state = state.replace(
             step_count=prev_state.step_count + 1, max_steps=jnp.int32(self.max_steps)
         )
-        terminated = jnp.asarray(self.termination_fn(prev_state, effective, state), jnp.bool_)
+        terminated = jnp.asarray(self.termination_fn(prev_state, seen, state), jnp.bool_)
         truncated = (state.step_count >= self.max_steps) & ~terminated
-        reward = jnp.asarray(self.reward_fn(prev_state, effective, state), jnp.float32)
+        reward = jnp.asarray(self.reward_fn(prev_state, seen, state), jnp.float32)
         return state, reward, terminated, truncated
 
     def observe(self, state: State) -> tuple[Array, dict[str, Any]]:

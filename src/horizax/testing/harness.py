@@ -31,6 +31,8 @@ import jax
 import numpy as np
 from jax import Array
 
+from horizax.core.spaces import Text
+
 __all__ = [
     "Driver",
     "Rollout",
@@ -62,6 +64,8 @@ def assert_in_space(space: Any, value: Any, batch_ndim: int, where: str) -> None
         for name, sub in space.spaces.items():
             assert_in_space(sub, value[name], batch_ndim, f"{where}, {name!r}")
         return
+    if isinstance(space, Text):  # the arrays carried inside `jit` lie in its encoded space
+        space = space.encoded
     arr = np.asarray(value)
     shape = tuple(getattr(space, "shape", ()))
     assert arr.dtype == np.dtype(space.dtype), (
@@ -75,7 +79,8 @@ def assert_in_space(space: Any, value: Any, batch_ndim: int, where: str) -> None
     else:
         low = np.broadcast_to(np.asarray(space.low), shape)
         high = np.broadcast_to(np.asarray(space.high), shape)
-    bad = (arr < low) | (arr > high)
+    # Written as "not inside" so that NaN, which compares False with every bound, is outside.
+    bad = ~((arr >= low) & (arr <= high))
     assert not bad.any(), f"observation outside its space at {int(bad.sum())} entries ({where})"
 
 

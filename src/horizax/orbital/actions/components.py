@@ -11,7 +11,8 @@ component):
 
 A command that is not finite (NaN or infinite in any component) is applied as no thrust and
 flagged (``invalid`` below; `StepOutput.info["invalid_action"]`), so a bad action never
-turns the state into NaN. orbitalgym has no such rule: NaN propagates into its state.
+turns the state into NaN. orbitalgym has no such rule: NaN propagates into its state. A
+finite command is clipped however large it is, even where its float32 norm overflows.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 from jax import Array
 
@@ -70,9 +72,19 @@ def apply_impulse(
     safe = jnp.maximum(magnitude, jnp.asarray(1e-12, dtype))
     scale = jnp.where(magnitude > 0.0, jnp.minimum(1.0, limit / safe), 1.0)
     applied = dv * scale[:, None]
+    # A finite command whose norm overflows (a component beyond ~1e19 in float32) is clipped
+    # like any other, along its direction, found from the command scaled by 2**-80 (exact,
+    # and its norm finite for every float32). 1 / |dv| itself is a subnormal, which XLA's CPU
+    # flushes to 0: the barrier keeps the compiler from folding the scale into the division,
+    # which would compute it. Every other command keeps the arithmetic above, bit for bit.
+    huge = jnp.isinf(magnitude)
+    shrunk = jax.lax.optimization_barrier(dv * jnp.asarray(2.0**-80, dtype))
+    length = jnp.maximum(jnp.linalg.norm(shrunk, axis=-1, keepdims=True), 1e-30)
+    applied = jnp.where(huge[:, None], shrunk / length * limit[:, None], applied)
+    delivered = jnp.where(huge, limit, magnitude * scale)
     if propellant_mass is None:
         return applied, None, invalid
-    used = wet * (1.0 - jnp.exp(-(magnitude * scale) / isp_g0))
+    used = wet * (1.0 - jnp.exp(-delivered / isp_g0))
     return applied, jnp.maximum(propellant_mass - used, 0.0), invalid
 
 
