@@ -15,6 +15,9 @@ or ``off``, ``0``, ``false``, ``no``, empty: off). A warm cache shortens compile
 reruns; a cold one (every CI run) saves nothing and slows the lockstep tests, hence off by
 default (measurements in ``benchmarks/RESULTS.md``).
 Only configuration is set here: no JAX computation runs at import.
+
+It also registers the hypothesis profiles of the property-based tests (``fast``, loaded by
+default, and ``thorough``; see the end of this file and docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import os
 
 import jax
+from hypothesis import HealthCheck, settings
 
 _OFF = {"", "0", "off", "false", "no"}
 _OPT_LEVEL = "--xla_backend_optimization_level"
@@ -52,3 +56,26 @@ if _CACHE_DIR is not None:
     # Cache every program that takes noticeable time to compile, whatever its size.
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+
+
+# Hypothesis profiles of the property-based tests (tests/test_properties.py,
+# tests/adapters/test_adapter_properties.py). ``fast`` is loaded here, so a plain pytest run
+# uses it: few examples, derandomized (the same examples on every run, as CI needs), on a
+# sample of ids (tests/property_support.py). ``--hypothesis-profile thorough`` (the option
+# of hypothesis' pytest plugin, which loads the profile after this file) checks every
+# registered id with five times the examples. No deadline: the first example of an id
+# includes its compilation.
+settings.register_profile(
+    "fast",
+    max_examples=5,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("fast")
