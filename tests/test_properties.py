@@ -215,9 +215,12 @@ def _clipped_by_the_thrust_rule(fenv, actions, run, live):
         command = actions[k][: n * dim].reshape(n, dim).astype(np.float64)
         applied = run.steps.info["applied_dv"][k][:, :dim].astype(np.float64)
         invalid = run.steps.info["invalid_action"][k]
-        finite = np.isfinite(command).all(axis=-1)
+        # Not finite: a non-finite component, or a float32 norm that overflows (docs).
+        with np.errstate(over="ignore", invalid="ignore"):
+            norm32 = np.linalg.norm(command.astype(np.float32), axis=-1)
+        finite = np.isfinite(command).all(axis=-1) & np.isfinite(norm32)
         np.testing.assert_array_equal(invalid, ~finite, f"step {k}: invalid_action flags")
-        command = np.where(finite[:, None], command, 0.0)  # a non-finite one: no thrust
+        command = np.where(finite[:, None], command, 0.0)  # not finite: no thrust
         size = np.linalg.norm(command, axis=-1)
         scale = np.minimum(1.0, _thrust_limit(fenv, before) / np.maximum(size, 1e-300))
         expected = command * scale[:, None]
@@ -234,7 +237,8 @@ def test_out_of_range_actions_do_what_the_docs_say(env_id, data):
     but the step count, except where ``invalid_action`` names the action taken instead
     (Dynamic-Obstacles: left). Maze (docs/maze.md): a no-op that counts a step. Orbital
     (docs/orbital.md): commands are clipped by the thrust rule, direction kept, and a
-    non-finite one is no thrust, flagged in ``info["invalid_action"]``."""
+    non-finite one (or one whose float32 norm overflows) is no thrust, flagged in
+    ``info["invalid_action"]``."""
     fenv = ps.view(env_id)
     seed, actions = draw(data, env_id)
     run = ps.run_modes(env_id, seed, actions)[NEXT]
