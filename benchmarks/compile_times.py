@@ -60,17 +60,8 @@ def measure_once(kind: str, lib: str, env_id: str, obs: str, B: int, T: int) -> 
     _warm_up_backend()
     if kind == "rollout" and lib == "probe":  # the bare Empty-8x8 of probe_empty.py
         import probe_empty
-        from harness import make_scan_rollout
 
-        rollout = make_scan_rollout(
-            probe_empty.probe_reset,
-            probe_empty.probe_step,
-            lambda s: s.observation,
-            lambda s: s.done,
-            7,
-            B,
-            T,
-        )
+        rollout = probe_empty.probe_rollout(B, T)
         start = time.perf_counter()
         jax.jit(rollout).lower(jax.random.PRNGKey(0)).compile()
         return time.perf_counter() - start

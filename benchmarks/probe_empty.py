@@ -103,25 +103,28 @@ def _observe(pos: jax.Array, direction: jax.Array) -> jax.Array:
     return jnp.asarray(GRID).at[pos[0], pos[1]].set(agent)
 
 
+def probe_rollout(batch: int, steps: int) -> Any:
+    """The probe's un-jitted harness rollout (actions drawn from MiniGrid's seven)."""
+    from horizax.grid.constants import NUM_ACTIONS
+
+    return make_scan_rollout(
+        probe_reset,
+        probe_step,
+        lambda s: s.observation,
+        lambda s: s.done,
+        NUM_ACTIONS,
+        batch,
+        steps,
+    )
+
+
 def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:
     """The un-jitted harness rollouts of both sides (and navix's Empty-8x8 if asked); horizax
     is set up exactly as `compare.py`'s Empty-8x8 row (`peers.horizax_make_rollout`)."""
     from peers import horizax_make_rollout
 
     horizax_rollout = horizax_make_rollout("MiniGrid-Empty-8x8-v0", "symbolic")(batch, steps)[0]
-    from horizax.grid.constants import NUM_ACTIONS
-
-    num_actions = NUM_ACTIONS  # MiniGrid's action set, from which the harness draws uniformly
-    probe_rollout = make_scan_rollout(
-        probe_reset,
-        probe_step,
-        lambda s: s.observation,
-        lambda s: s.done,
-        num_actions,
-        batch,
-        steps,
-    )
-    out = {"horizax": horizax_rollout, "probe": probe_rollout}
+    out = {"horizax": horizax_rollout, "probe": probe_rollout(batch, steps)}
     if navix:
         from peers import navix_make_rollout
 

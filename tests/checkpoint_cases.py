@@ -61,15 +61,19 @@ def _discrete(n: int, batch: int | None, seed: int) -> list[Any]:
     return [jnp.asarray(a, jnp.int32) for a in draws]
 
 
+def _jitted(env: Any, key: Any, batch: int | None) -> tuple[Any, Any]:
+    """``(start, step)``: jitted ``reset(key)`` and ``step`` of ``env``, alone or vmapped over a
+    batch of keys split from ``key``."""
+    if batch is None:
+        return jax.jit(lambda: env.reset(key)), jax.jit(env.step)
+    keys = jax.random.split(key, batch)
+    return jax.jit(lambda: jax.vmap(env.reset)(keys)), jax.jit(jax.vmap(env.step))
+
+
 def _grid(batch: int | None) -> Case:
     env = horizax.make("MiniGrid-DoorKey-5x5-v0", max_steps=5)
     key = jax.random.key(7)  # typed keys live in the gridworld's State
-    if batch is None:
-        start, step = jax.jit(lambda: env.reset(key)), jax.jit(env.step)
-    else:
-        keys = jax.random.split(key, batch)
-        start = jax.jit(lambda: jax.vmap(env.reset)(keys))
-        step = jax.jit(jax.vmap(env.step))
+    start, step = _jitted(env, key, batch)
     return Case(
         f"grid-{batch or 1}",
         env.env_id,
@@ -112,12 +116,7 @@ def _orbital(batch: int | None) -> Case:
     shape = () if batch is None else (batch,)
     dv = np.random.default_rng(3).uniform(-1, 1, (N + M, *shape, *fenv.action_space.shape))
     actions = [jnp.asarray(a * fenv.dv_max, jnp.float32) for a in dv]
-    if batch is None:
-        start, step = jax.jit(lambda: env.reset(key)), jax.jit(env.step)
-    else:
-        keys = jax.random.split(key, batch)
-        start = jax.jit(lambda: jax.vmap(env.reset)(keys))
-        step = jax.jit(jax.vmap(env.step))
+    start, step = _jitted(env, key, batch)
     return Case(f"orbital-{batch or 1}", fenv.env_id, start, step, actions, lambda ts: ts.is_done())
 
 

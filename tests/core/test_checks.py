@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import horizax
-from horizax.core.checks import MAX_STEPS_LIMIT, check_key, check_unbatched, positive_int
+from horizax.core.checks import MAX_STEPS_LIMIT, check_key, check_unbatched, int_in_range
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -36,16 +36,16 @@ not_a_count = st.one_of(
 
 @SETTINGS
 @given(value=not_a_count)
-def test_positive_int_refuses_every_non_count(value):
+def test_int_in_range_refuses_every_non_count(value):
     with pytest.raises(ValueError, match=r"^steps must be an int in \[1, 2\*\*31 - 1\]"):
-        positive_int(value, "steps")
+        int_in_range(value, "steps")
 
 
 @SETTINGS
 @given(value=st.integers(1, MAX_STEPS_LIMIT), numpy=st.booleans())
-def test_positive_int_accepts_python_and_numpy_ints(value, numpy):
+def test_int_in_range_accepts_python_and_numpy_ints(value, numpy):
     given_value = np.int64(value) if numpy else value
-    out = positive_int(given_value, "steps")
+    out = int_in_range(given_value, "steps")
     assert out == value and type(out) is int
 
 

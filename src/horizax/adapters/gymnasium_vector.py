@@ -59,6 +59,7 @@ from horizax.adapters.gymnasium_common import (
 from horizax.adapters.gymnasium_spaces import ObservationCodec, to_gymnasium_space
 from horizax.core import episode as engine
 from horizax.core import spaces
+from horizax.core.checks import check_num_envs
 from horizax.core.episode import AutoresetMode, seed_key
 
 __all__ = ["GymnasiumVectorEnv", "HorizaxVectorEnv"]
@@ -134,10 +135,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         render_mode: str | None = None,
         **overrides: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-            raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        num_envs = check_num_envs(num_envs)
         self._mode = engine.as_mode(autoreset_mode)
         self.fenv, self.env_id = resolve_env(env, overrides)
         self._handle = StaticArg(self.fenv)
@@ -161,12 +159,13 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     def _seeds(self, seed: Any) -> list[int | None]:
         if seed is None:
             return [None] * self.num_envs
-        if isinstance(seed, bool):  # an int to isinstance, but not a seed
+        # A bool is an int to isinstance, and a string a sequence, but neither is a seed.
+        if isinstance(seed, bool | str | bytes) or not (
+            isinstance(seed, int | np.integer) or hasattr(seed, "__len__")
+        ):
             raise TypeError(f"seed must be an int or a sequence of seeds, got {seed!r}")
         if isinstance(seed, int | np.integer):
             return [int(seed) + i for i in range(self.num_envs)]
-        if isinstance(seed, str | bytes) or not hasattr(seed, "__len__"):
-            raise TypeError(f"seed must be an int or a sequence of seeds, got {seed!r}")
         seeds = list(seed)
         if len(seeds) != self.num_envs:
             raise ValueError(

@@ -63,6 +63,7 @@ from horizax.adapters.actions import check_action_space, check_box_action
 from horizax.adapters.adapter_state import load_adapter, save_adapter
 from horizax.core import episode as engine
 from horizax.core import spaces
+from horizax.core.checks import check_num_envs
 from horizax.core.protocol import FunctionalEnv, Step, functional
 from horizax.core.registry import make
 
@@ -203,10 +204,7 @@ class TorchRLEnv(EnvBase):
             env = make(env, **overrides)
         elif overrides:
             raise TypeError(f"overrides {sorted(overrides)} need an environment id, not an object")
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-            raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        num_envs = check_num_envs(num_envs)
         fenv = functional(env)
         action_space = check_action_space(fenv.action_space)
         try:

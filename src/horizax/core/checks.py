@@ -16,8 +16,13 @@ import numpy as np
 MAX_STEPS_LIMIT = 2**31 - 1  # step counters are int32
 
 
-def positive_int(value: Any, name: str, maximum: int = MAX_STEPS_LIMIT) -> int:
-    """``value`` as an int in ``[1, maximum]``.
+def _is_int(value: Any) -> bool:
+    """A Python or numpy integer; bools (ints to ``isinstance``) are not."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def int_in_range(value: Any, name: str, *, minimum: int = 1, maximum: int = MAX_STEPS_LIMIT) -> int:
+    """``value`` as an int in ``[minimum, maximum]``.
 
     Python and numpy integers are accepted; bools, floats (``2.0`` included), strings and
     None are not.
@@ -25,6 +30,7 @@ def positive_int(value: Any, name: str, maximum: int = MAX_STEPS_LIMIT) -> int:
     Args:
         value: the argument given.
         name: the argument's name, for the message.
+        minimum: the smallest value accepted.
         maximum: the largest value accepted (default: what an int32 step counter holds).
 
     Returns:
@@ -33,13 +39,24 @@ def positive_int(value: Any, name: str, maximum: int = MAX_STEPS_LIMIT) -> int:
     Raises:
         ValueError: naming the argument and the accepted range.
     """
-    if (
-        isinstance(value, bool | np.bool_)
-        or not isinstance(value, int | np.integer)
-        or not 1 <= value <= maximum
-    ):
-        raise ValueError(f"{name} must be an int in [1, {_power_of_two(maximum)}], got {value!r}")
+    if not _is_int(value) or not minimum <= value <= maximum:
+        accepted = f"[{minimum}, {_power_of_two(maximum)}]"
+        raise ValueError(f"{name} must be an int in {accepted}, got {value!r}")
     return int(value)
+
+
+def check_num_envs(num_envs: Any) -> int:
+    """A batch size of the adapters: an int >= 1.
+
+    Raises:
+        TypeError: not an int (a bool, a float, None, ...).
+        ValueError: below 1.
+    """
+    if not _is_int(num_envs):
+        raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__}")
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+    return int(num_envs)
 
 
 def _power_of_two(maximum: int) -> str:

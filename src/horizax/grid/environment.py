@@ -27,7 +27,7 @@ from jax import Array
 
 from horizax.core import episode as engine
 from horizax.core import episode_keys
-from horizax.core.checks import check_key, check_unbatched, positive_int
+from horizax.core.checks import check_key, check_unbatched, int_in_range
 from horizax.core.protocol import Step
 from horizax.core.spaces import Box, Dict, Discrete, check_action
 from horizax.core.staged import staged_reset, staged_step
@@ -153,7 +153,7 @@ class Environment:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 3:
                 raise ValueError(f"{name} must be an int >= 3, got {value!r}")
-        object.__setattr__(self, "max_steps", positive_int(self.max_steps, "max_steps"))
+        object.__setattr__(self, "max_steps", int_in_range(self.max_steps, "max_steps"))
         for name in ("autoreset", "autoreset_rounds"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")

@@ -24,18 +24,14 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.core.checks import int_in_range
+
 __all__ = ["check_size", "divide", "divide_keyed", "max_deferred", "max_divisions", "uniform_below"]
-
-
-def _positive_int(label: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{label} must be a positive int, got {value!r}")
-    return int(value)
 
 
 def check_size(num_rows: object, num_cols: object) -> tuple[int, int]:
     """``(num_rows, num_cols)`` as ints; ValueError naming the first that is not positive."""
-    return _positive_int("num_rows", num_rows), _positive_int("num_cols", num_cols)
+    return int_in_range(num_rows, "num_rows"), int_in_range(num_cols, "num_cols")
 
 
 # The three rules of a division, one place each (the distribution tests break them on purpose;

@@ -17,7 +17,7 @@ import numpy as np
 from jax import Array
 
 from horizax.core import specs
-from horizax.core.checks import check_key, check_unbatched, positive_int
+from horizax.core.checks import check_key, check_unbatched, int_in_range
 from horizax.core.protocol import Step, make_step
 from horizax.core.spaces import Box, Dict, Discrete, check_action
 from horizax.maze.generator import Generator, RandomGenerator
@@ -120,7 +120,7 @@ class Maze:
         limit = self.time_limit
         if limit is None:
             limit = generator.num_rows * generator.num_cols
-        object.__setattr__(self, "time_limit", positive_int(limit, "time_limit"))
+        object.__setattr__(self, "time_limit", int_in_range(limit, "time_limit"))
 
     @property
     def num_rows(self) -> int:

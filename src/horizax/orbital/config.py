@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from horizax.core.checks import MAX_STEPS_LIMIT
+from horizax.core.checks import MAX_STEPS_LIMIT, int_in_range
 from horizax.orbital.reference_orbit import ReferenceOrbitState, mean_motion
 from horizax.orbital.registry import (
     ActionComponentKey,
@@ -194,12 +194,8 @@ class ScenarioConfig:
 
     def _validate_numbers(self) -> None:
         for name in ("n_guards", "n_bandits"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-        seed = self.seed
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+            int_in_range(getattr(self, name), name)
+        int_in_range(self.seed, "seed", minimum=0, maximum=2**64 - 1)
         if not _finite(self.dt) or self.dt <= 0:
             raise ValueError(f"dt must be finite and > 0, got {self.dt!r}")
         if not _finite(self.max_horizon_s) or self.max_horizon_s < self.dt:

@@ -75,7 +75,7 @@ def make_orbital(
     Raises:
         ValueError: for an unknown game or side, or a builder's own errors.
     """
-    from horizax.core.checks import positive_int
+    from horizax.core.checks import int_in_range
     from horizax.orbital.env.core import OrbitalGymEnv
     from horizax.orbital.env.types import Side
     from horizax.orbital.functional import OrbitalFunctional
@@ -85,7 +85,7 @@ def make_orbital(
     if max_steps is not None:
         if "max_horizon_s" in builder_kwargs:
             raise ValueError("give max_steps or max_horizon_s, not both")
-        max_steps = positive_int(max_steps, "max_steps")
+        max_steps = int_in_range(max_steps, "max_steps")
         builder_kwargs["max_horizon_s"] = max_steps * float(builder_kwargs.get("dt", 10.0))
     cfg = _builder(game)(**builder_kwargs)
     try:
