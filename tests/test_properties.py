@@ -72,7 +72,8 @@ def check_run(fenv, mode, run):
     assert not (term & trunc).any(), f"{mode}: terminated and truncated on the same step"
     assert steps.reward.dtype == np.float32, f"{mode}: reward dtype {steps.reward.dtype}"
     assert np.isfinite(steps.reward).all(), f"{mode}: non-finite reward"
-    assert float(run.first.reward) == 0.0 and not (run.first.terminated | run.first.truncated)
+    first_done = run.first.terminated | run.first.truncated
+    assert float(run.first.reward) == 0.0 and not first_done, "a reset: reward 0, no flag"
 
     space = fenv.observation_space
     assert_in_space(space, run.first.observation, 0, f"{mode}, reset")
