@@ -1,5 +1,7 @@
 """The ``horizax`` command: list, run, errors."""
 
+import json
+import os
 import subprocess
 import sys
 
@@ -45,3 +47,38 @@ def test_python_dash_m_entry_point():
         [sys.executable, "-m", "horizax", "list"], check=True, capture_output=True, text=True
     ).stdout
     assert "MiniGrid-Empty-8x8-v0" in out
+
+
+def test_run_devices_beyond_jaxs_exit_2(capsys):
+    import jax
+
+    too_many = str(len(jax.devices()) + 1)
+    assert cli.main(["run", "--env", "MiniGrid-Empty-5x5-v0", "--devices", too_many]) == 2
+    assert "devices must be" in capsys.readouterr().err
+
+
+def test_run_on_four_devices_gives_the_one_device_statistics():
+    """Each environment draws from its own key: the statistics do not depend on sharding."""
+    script = (
+        "import json, sys; from horizax import cli; "
+        "s = cli.rollout_stats('MiniGrid-Empty-5x5-v0', batch=8, steps=60, seed=3, "
+        "devices=int(sys.argv[1])); print(json.dumps(s))"
+    )
+
+    def stats(devices: int) -> dict:
+        env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+        out = subprocess.run(
+            [sys.executable, "-c", script, str(devices)],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=240,
+        ).stdout
+        return json.loads(out.splitlines()[-1])
+
+    one, four = stats(1), stats(4)
+    assert four["devices"] == 4 and one["devices"] == 1
+    keys = ("episodes", "terminated", "truncated", "success_rate", "mean_return")
+    assert {k: one.get(k) for k in keys} == {k: four.get(k) for k in keys}
+    assert one["episodes"] > 0

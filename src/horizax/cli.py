@@ -1,6 +1,7 @@
 """The ``horizax`` command: ``list`` the environment ids, ``run`` a batched random rollout.
 
-``horizax run`` is the main job: it resets ``--batch`` environments, then steps them with a
+``horizax run`` is the main job: it resets ``--batch`` environments (a `horizax.vector.VectorEnv`
+sharded over ``--devices``, default all), then steps them with a
 uniform random policy (autoreset on) inside one jitted `lax.scan` per chunk of steps, showing
 a progress bar, and prints episode statistics, compile time and throughput. The random
 actions are drawn from the environment's action space (``Discrete`` or ``Box``), so every
@@ -29,65 +30,68 @@ def _progress(done: int, total: int, width: int = 30) -> None:
 
 
 def rollout_stats(
-    env_id: str, batch: int, steps: int, seed: int, chunks: int = 10
+    env_id: str,
+    batch: int,
+    steps: int,
+    seed: int,
+    chunks: int = 10,
+    devices: int | None = None,
 ) -> dict[str, Any]:
     """Runs the random-policy rollout and returns its statistics.
 
+    The environments are a `horizax.vector.VectorEnv` (NEXT_STEP autoreset) sharded over
+    ``devices`` devices; each environment draws its actions from its own key, so the
+    statistics do not depend on the number of devices.
+
     Args:
         env_id: a registered id.
-        batch: number of environments (vmapped).
+        batch: number of environments (a multiple of the device count).
         steps: steps per environment.
         seed: PRNG seed.
         chunks: number of jitted scan calls (one progress update each).
+        devices: how many of JAX's devices to shard the batch over (default: all).
 
     Returns:
         A dict with episodes, mean_return, success_rate, terminated, truncated, compile_s,
-        run_s and steps_per_s.
+        run_s, steps_per_s and devices.
     """
     import jax
     import jax.numpy as jnp
 
-    from horizax.core.registry import make
+    from horizax.vector import VectorEnv, random_policy
 
     if batch < 1 or steps < 1:
         raise ValueError(f"--batch and --steps must be >= 1 (got {batch}, {steps})")
-    env = make(env_id)
-    if not callable(getattr(env, "disable_autoreset", None)):
-        # Not a gridworld (e.g. the Maze): its protocol view, with the gridworld's autoreset.
-        from horizax.adapters.functional_timestep import FunctionalTimestepEnv
-        from horizax.core.protocol import functional
-
-        env = FunctionalTimestepEnv(functional(env))
-    action_space = env.action_space
+    venv = VectorEnv(env_id, batch, devices=devices)
+    policy = random_policy(venv)
     chunks = max(1, min(chunks, steps))
     chunk_len = -(-steps // chunks)
     total_steps = chunk_len * chunks
 
     def init(key: jax.Array) -> Any:
-        timestep = jax.vmap(env.reset)(jax.random.split(key, batch))
+        state, _ = venv.reset(key)
         zeros_f = jnp.zeros((), jnp.float32)
         zeros_i = jnp.zeros((), jnp.int32)
         stats = (zeros_i, zeros_f, zeros_i, zeros_i, zeros_i)
-        return timestep, jnp.zeros(batch, jnp.float32), stats
+        running = jax.lax.with_sharding_constraint(jnp.zeros(batch, jnp.float32), venv.sharding)
+        return state, running, stats
 
     def run_chunk(carry: Any, key: jax.Array) -> Any:
         def body(inner: Any, step_key: jax.Array) -> tuple[Any, None]:
-            timestep, running, (episodes, returns, terminated, truncated, successes) = inner
-            # Discrete.sample is randint(0, n): the gridworld's and Maze's draws are unchanged.
-            actions = action_space.sample(step_key, (batch,))
-            timestep = jax.vmap(env.step)(timestep, actions)
-            running = jnp.where(timestep.t == 0, 0.0, running + timestep.reward)
-            ended = timestep.is_done()
+            state, running, (episodes, returns, terminated, truncated, successes) = inner
+            actions = policy(jax.random.split(step_key, batch), None)
+            state, step, _ = venv.step(state, actions)
+            running = running + step.reward  # a NEXT_STEP reset step pays 0
+            ended = step.terminated | step.truncated
             stats = (
                 episodes + ended.sum(dtype=jnp.int32),
                 returns + jnp.where(ended, running, 0.0).sum(),
-                terminated + timestep.is_termination().sum(dtype=jnp.int32),
-                truncated + timestep.is_truncation().sum(dtype=jnp.int32),
+                terminated + step.terminated.sum(dtype=jnp.int32),
+                truncated + step.truncated.sum(dtype=jnp.int32),
                 # A success is a termination that paid (goal), not lava or a collision.
-                successes
-                + (timestep.is_termination() & (timestep.reward > 0)).sum(dtype=jnp.int32),
+                successes + (step.terminated & (step.reward > 0)).sum(dtype=jnp.int32),
             )
-            return (timestep, running, stats), None
+            return (state, jnp.where(ended, 0.0, running), stats), None
 
         return jax.lax.scan(body, carry, jax.random.split(key, chunk_len))[0]
 
@@ -116,6 +120,7 @@ def rollout_stats(
         "compile_s": compile_s,
         "run_s": run_s,
         "steps_per_s": batch * total_steps / run_s,
+        "devices": venv.mesh.size,
         "jax": jax.__version__,
         "backend": jax.default_backend(),
     }
@@ -161,7 +166,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"horizax: {err}", file=sys.stderr)
         return 2
-    stats = rollout_stats(env_id, args.batch, args.steps, args.seed)
+    try:
+        stats = rollout_stats(env_id, args.batch, args.steps, args.seed, devices=args.devices)
+    except ValueError as err:  # --devices beyond JAX's, or a batch they do not divide
+        print(f"horizax: {err}", file=sys.stderr)
+        return 2
     print(f"environment      {stats['env']}  (batch {stats['batch']}, {stats['steps']} steps)")
     print(f"episodes ended   {stats['episodes']}")
     print(f"  terminated     {stats['terminated']}")
@@ -170,7 +179,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"success rate     {stats['success_rate']:.4f}")
     print(f"compile time     {stats['compile_s']:.2f} s")
     print(f"throughput       {stats['steps_per_s']:,.0f} steps/s ({stats['run_s']:.2f} s)")
-    print(f"jax              {stats['jax']} on {stats['backend']}")
+    print(f"jax              {stats['jax']} on {stats['devices']} {stats['backend']} device(s)")
     return 0
 
 
@@ -204,6 +213,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--batch", type=_at_least(1), default=256, help="number of environments")
     run.add_argument("--steps", type=_at_least(1), default=1000, help="steps per environment")
     run.add_argument("--seed", type=_at_least(0), default=0, help="PRNG seed")
+    run.add_argument(
+        "--devices",
+        type=_at_least(1),
+        default=None,
+        help="devices to shard the batch over (default: all of JAX's; --batch a multiple)",
+    )
     run.set_defaults(func=_cmd_run)
     return parser
 
