@@ -1,0 +1,181 @@
+"""`horizax.train.ppo`: configuration, determinism, every family, exact bootstrapping, learning,
+and the same parameters on 1 device, 4 devices and 2 processes x 2 devices."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+pytest.importorskip("flax")
+pytest.importorskip("optax")
+
+from horizax.train.ppo import PPO, PPOConfig, default_config
+from tests.train import ppo_runs
+
+SMALL = {"num_envs": 8, "num_steps": 16, "num_minibatches": 2, "update_epochs": 2}
+TIMEOUT_S = 300
+TOLERANCE = 1e-5  # float32 reductions summed in another order: observed <= 3.2e-7
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("num_envs", 0, ValueError),
+        ("num_steps", 2.5, ValueError),
+        ("gamma", 1.5, ValueError),
+        ("gae_lambda", -0.1, ValueError),
+        ("learning_rate", float("nan"), ValueError),
+        ("clip_eps", -1.0, ValueError),
+        ("reward_scale", float("inf"), ValueError),
+        ("num_minibatches", 3, ValueError),  # 64 environments do not split into 3
+        ("hidden", (), ValueError),
+    ],
+)
+def test_bad_settings_are_refused_naming_them(field, value, error):
+    with pytest.raises(error, match=field if field != "num_minibatches" else "num_minibatches"):
+        PPOConfig(**{field: value})
+
+
+def test_per_family_defaults():
+    assert default_config("MiniGrid-Empty-8x8-v0") == PPOConfig()
+    orbital = default_config("Orbital-LadyBanditGuard-v0", num_envs=16)
+    assert orbital.ent_coef == 0.0 and orbital.reward_scale == 0.01 and orbital.num_envs == 16
+    assert PPOConfig(total_steps=10).num_updates == 1
+    assert PPOConfig(total_steps=3 * 64 * 128 + 5).num_updates == 3
+
+
+def _params(state):
+    return [np.asarray(x) for x in jax.tree.leaves(state.params)]
+
+
+def _run(env_id, updates=2, config=None, **overrides):
+    learner = PPO(env_id, config or default_config(env_id, **SMALL), **overrides)
+    state = learner.init(seed=3)
+    metrics = {}
+    for _ in range(updates):
+        state, metrics = learner.update(state)
+    return learner, state, metrics
+
+
+def test_the_same_seed_gives_the_same_parameters():
+    _, a, ma = _run("MiniGrid-Empty-5x5-v0", max_steps=10)
+    _, b, mb = _run("MiniGrid-Empty-5x5-v0", max_steps=10)
+    for x, y in zip(_params(a), _params(b), strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert ma == mb and int(a.update) == 2
+
+
+@pytest.mark.parametrize(
+    "env_id", ["Maze-v0", "Orbital-LadyBanditGuard-v0", "MiniGrid-Fetch-5x5-N2-v0"]
+)
+def test_every_family_trains(env_id):
+    learner, state, metrics = _run(env_id, updates=1)
+    assert all(np.isfinite(v) for v in metrics.values()), metrics
+    observation = jax.tree.map(lambda x: x[:2], state.observation)
+    actions = learner.act(state, observation, jax.random.PRNGKey(0))
+    greedy = learner.act(state, observation, jax.random.PRNGKey(0), greedy=True)
+    assert actions.shape == greedy.shape == (2, *learner.action_shape)
+
+
+def test_truncations_bootstrap_from_the_last_observation_unless_told_otherwise():
+    """With truncations in the rollout the two settings train differently; without, alike."""
+    exact = default_config("MiniGrid-Empty-5x5-v0", **SMALL)
+    mistaken = default_config("MiniGrid-Empty-5x5-v0", **SMALL, truncation_as_termination=True)
+    _, a, metrics = _run("MiniGrid-Empty-5x5-v0", 1, exact, max_steps=6)
+    _, b, _ = _run("MiniGrid-Empty-5x5-v0", 1, mistaken, max_steps=6)
+    assert metrics["truncated"] > 0
+    assert any((x != y).any() for x, y in zip(_params(a), _params(b), strict=True))
+    # A 16-step rollout of episodes that cannot be truncated in it (limit 100): identical.
+    _, c, metrics = _run("MiniGrid-Empty-5x5-v0", 1, exact, max_steps=100)
+    _, d, _ = _run("MiniGrid-Empty-5x5-v0", 1, mistaken, max_steps=100)
+    assert metrics["truncated"] == 0
+    for x, y in zip(_params(c), _params(d), strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.slow
+def test_it_learns_empty_5x5():
+    config = default_config(
+        "MiniGrid-Empty-5x5-v0", total_steps=81_920, num_envs=32, num_steps=64, num_minibatches=4
+    )
+    learner = PPO("MiniGrid-Empty-5x5-v0", config)
+    state = learner.init(seed=0)
+    for _ in range(config.num_updates):
+        state, metrics = learner.update(state)
+    assert metrics["successes"] / metrics["episodes"] >= 0.95
+    assert metrics["return_sum"] / metrics["episodes"] >= 0.85  # the optimum is 0.955
+
+
+# --- data-parallel: fresh processes with 1, 4 and 2 x 2 devices ----------------------------
+
+
+def _start(out: Path, *flags: str) -> subprocess.Popen:
+    root = str(Path(__file__).resolve().parents[2])
+    import horizax
+
+    src = str(Path(horizax.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, root])}
+    command = [sys.executable, "-m", "tests.train.ppo_runs", "--out", str(out), *flags]
+    return subprocess.Popen(
+        command,
+        env=env,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _finish(processes):
+    try:
+        outputs = [p.communicate(timeout=TIMEOUT_S) for p in processes]
+    except subprocess.TimeoutExpired:
+        for p in processes:
+            os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail(f"a data-parallel run gave no result within {TIMEOUT_S} s")
+    for p, (_, err) in zip(processes, outputs, strict=True):
+        assert p.returncode == 0, err[-3000:]
+
+
+@pytest.fixture(scope="module")
+def one_device(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ppo") / "one.npz"
+    _finish([_start(out, "--devices", "1")])
+    return dict(np.load(out))
+
+
+def _assert_close(got, expected):
+    assert sorted(got) == sorted(expected)
+    for name, value in expected.items():
+        np.testing.assert_allclose(got[name], value, rtol=0, atol=TOLERANCE, err_msg=name)
+    truncated = [v for k, v in expected.items() if k.endswith("/truncated")]
+    assert len(truncated) == len(ppo_runs.CASES) and all(v > 0 for v in truncated)
+
+
+@pytest.mark.slow
+def test_four_devices_learn_the_one_device_parameters(one_device, tmp_path):
+    _finish([_start(tmp_path / "four.npz", "--devices", "4")])
+    _assert_close(dict(np.load(tmp_path / "four.npz")), one_device)
+
+
+@pytest.mark.slow
+def test_two_processes_learn_the_one_device_parameters(one_device, tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = str(sock.getsockname()[1])
+    paths = [tmp_path / f"p{i}.npz" for i in range(2)]
+    flags = ("--devices", "2", "--processes", "2", "--port", port)
+    _finish([_start(paths[i], *flags, "--process-id", str(i)) for i in range(2)])
+    first, second = (dict(np.load(p)) for p in paths)
+    _assert_close(first, one_device)
+    for name, value in first.items():  # every process holds the same parameters
+        np.testing.assert_array_equal(second[name], value, err_msg=name)
