@@ -243,3 +243,19 @@ def test_the_scaling_page_example_runs():
     namespace: dict = {}
     exec(compile(single_host, "docs/scaling.md block 0", "exec"), namespace)
     assert namespace["more"].step.reward.shape == (128, 1024)
+
+
+def test_rollout_programs_are_reused_and_bounded(monkeypatch):
+    venv = VectorEnv("MiniGrid-Empty-5x5-v0", 2)
+    built = []
+    monkeypatch.setattr(
+        venv, "_rollout_program", lambda fn, n: built.append(fn) or (lambda s, k: s)
+    )
+    start = (None, None)
+    policy = random_policy(venv)
+    venv.rollout(policy, jax.random.PRNGKey(0), 3, start=start)
+    venv.rollout(policy, jax.random.PRNGKey(1), 3, start=start)
+    assert built == [policy]  # the same function and length: one program
+    for _ in range(10):  # a new function each call
+        venv.rollout(lambda k, o: o, jax.random.PRNGKey(0), 3, start=start)
+    assert len(built) == 11 and len(venv._rollouts) == 8

@@ -60,6 +60,7 @@ __all__ = [
 ]
 
 BATCH_AXIS = "batch"
+_MAX_ROLLOUT_PROGRAMS = 8  # compiled rollouts kept per VectorEnv (oldest dropped first)
 
 # policy_fn(keys [N], observation batch) -> actions [N, ...]
 PolicyFn = Callable[[Array, Any], Array]
@@ -200,6 +201,9 @@ class VectorEnv:
         self._step = jax.jit(
             self._sharded(lambda e, a: engine.step_episodes(self.fenv, mode, e, a))
         )
+        self._split = jax.jit(
+            lambda k: jax.random.split(k, self.num_envs), out_shardings=self.sharding
+        )
         self._rollouts: dict[tuple[Any, int], Callable[..., Any]] = {}
 
     def _sharded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -233,8 +237,7 @@ class VectorEnv:
         if seed is not None:
             return self.shard(engine.seed_keys(seed, self.num_envs))
         check_key(key)
-        split = jax.jit(lambda k: jax.random.split(k, self.num_envs), out_shardings=self.sharding)
-        return split(jax.device_put(key, self._replicated))
+        return self._split(jax.device_put(key, self._replicated))
 
     def reset(self, key: Any = None, *, seed: int | None = None) -> tuple[Episode, Step]:
         """Starts every environment: ``(state, step)``.
@@ -307,7 +310,8 @@ class VectorEnv:
             ``(carry, trajectory)``: ``carry = (state, observation)`` after the last step
             (pass it back as ``start``), and the `Trajectory` with leaves ``[T, N, ...]``.
 
-        The program is compiled once per (policy_fn, num_steps, start given or not).
+        The program is compiled once per (``policy_fn``, ``num_steps``): pass the same
+        function object to reuse it (the last 8 programs are kept).
         """
         num_steps = int_in_range(num_steps, "num_steps")
         check_key(key)
@@ -317,14 +321,14 @@ class VectorEnv:
             start = (state, first.observation)
         program = self._rollouts.get((policy_fn, num_steps))
         if program is None:
+            if len(self._rollouts) >= _MAX_ROLLOUT_PROGRAMS:  # a new lambda per call: bounded
+                self._rollouts.pop(next(iter(self._rollouts)))
             program = self._rollout_program(policy_fn, num_steps)
             self._rollouts[(policy_fn, num_steps)] = program
         return program(start, jax.device_put(policy_key, self._replicated))
 
     def _rollout_program(self, policy_fn: PolicyFn, num_steps: int) -> Callable[..., Any]:
-        step_batch = self._sharded(
-            lambda e, a: engine.step_episodes(self.fenv, self.autoreset_mode, e, a)
-        )
+        step_batch = self._step
         constrain = jax.lax.with_sharding_constraint
 
         def body(carry: Any, step_key: Array) -> tuple[Any, Trajectory]:
