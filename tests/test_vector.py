@@ -8,11 +8,6 @@ JAX starts, so they run `tests/vector_runs.py` in fresh processes (two of them j
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import jax
@@ -25,8 +20,10 @@ from horizax.core import episode as engine
 from horizax.core.protocol import functional
 from horizax.vector import VectorEnv, batch_mesh, local_rows, random_policy
 from tests import vector_runs
+from tests.device_runs import finish, free_port, start
 from tests.markdown import python_blocks
 
+RUNNER = "tests.vector_runs"
 TIMEOUT_S = 240  # one process compiles three families' programs: ~30 s on an idle 2-core VM
 
 
@@ -151,40 +148,6 @@ def test_reset_needs_one_key_or_seed():
 # --- sharded runs, in fresh processes ------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _start(out: Path, *flags: str) -> subprocess.Popen:
-    src = str(Path(horizax.__file__).resolve().parents[1])
-    root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, root])}
-    command = [sys.executable, "-m", "tests.vector_runs", "--out", str(out), *flags]
-    return subprocess.Popen(
-        command,
-        env=env,
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def _finish(processes: list[subprocess.Popen]) -> None:
-    """Waits for all; on timeout or failure kills every process group and fails."""
-    try:
-        outputs = [p.communicate(timeout=TIMEOUT_S) for p in processes]
-    except subprocess.TimeoutExpired:
-        for p in processes:
-            os.killpg(p.pid, signal.SIGKILL)
-        pytest.fail(f"a sharded run gave no result within {TIMEOUT_S} s")
-    for p, (_, err) in zip(processes, outputs, strict=True):
-        assert p.returncode == 0, err[-3000:]
-
-
 def _load(paths: list[Path]) -> dict[str, np.ndarray]:
     """The processes' rows joined in process order (batch axis 0, or 1 in a trajectory)."""
     parts = [np.load(p) for p in paths]
@@ -199,7 +162,7 @@ def _load(paths: list[Path]) -> dict[str, np.ndarray]:
 @pytest.fixture(scope="module")
 def one_device(tmp_path_factory) -> dict[str, np.ndarray]:
     out = tmp_path_factory.mktemp("vector") / "one.npz"
-    _finish([_start(out, "--devices", "1")])
+    finish([start(RUNNER, out, "--devices", "1")], TIMEOUT_S)
     return _load([out])
 
 
@@ -211,7 +174,7 @@ def _assert_same(got: dict[str, np.ndarray], expected: dict[str, np.ndarray]) ->
 
 @pytest.mark.slow
 def test_four_devices_play_the_one_device_trajectories(one_device, tmp_path):
-    _finish([_start(tmp_path / "four.npz", "--devices", "4")])
+    finish([start(RUNNER, tmp_path / "four.npz", "--devices", "4")], TIMEOUT_S)
     got = _load([tmp_path / "four.npz"])
     _assert_same(got, one_device)
     assert any(v.any() for k, v in one_device.items() if k.endswith("/trajectory/0"))
@@ -219,15 +182,10 @@ def test_four_devices_play_the_one_device_trajectories(one_device, tmp_path):
 
 @pytest.mark.slow
 def test_two_processes_play_the_one_device_trajectories(one_device, tmp_path):
-    port = str(_free_port())
+    port = str(free_port())
     paths = [tmp_path / f"p{i}.npz" for i in range(2)]
-    processes = [
-        _start(
-            paths[i], "--devices", "2", "--processes", "2", "--process-id", str(i), "--port", port
-        )
-        for i in range(2)
-    ]
-    _finish(processes)
+    flags = ("--devices", "2", "--processes", "2", "--port", port)
+    finish([start(RUNNER, paths[i], *flags, "--process-id", str(i)) for i in range(2)], TIMEOUT_S)
     _assert_same(_load(paths), one_device)
 
 

@@ -9,8 +9,7 @@ order and compares them with a one-device run.
 
 from __future__ import annotations
 
-import argparse
-import os
+from tests.device_runs import runner_args, start_jax
 
 CASES = {
     "MiniGrid-DoorKey-5x5-v0": {"max_steps": 9},
@@ -23,28 +22,12 @@ MODE = "SameStep"  # the mode whose final observations a learner bootstraps from
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--devices", type=int, required=True, help="CPU devices per process")
-    parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--process-id", type=int, default=0)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    flags = os.environ.get("XLA_FLAGS", "")  # the test run's own flags stay
-    os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={args.devices}"
-    import jax
+    args = runner_args()
+    jax = start_jax(args)
     import numpy as np
 
-    if args.processes > 1:
-        jax.distributed.initialize(
-            coordinator_address=f"127.0.0.1:{args.port}",
-            num_processes=args.processes,
-            process_id=args.process_id,
-            initialization_timeout=60,
-        )
     from horizax.vector import VectorEnv, local_rows, random_policy
 
-    assert len(jax.devices()) == args.devices * args.processes, jax.devices()
     arrays: dict[str, np.ndarray] = {}
     for env_id, overrides in CASES.items():
         venv = VectorEnv(env_id, NUM_ENVS, autoreset_mode=MODE, **overrides)

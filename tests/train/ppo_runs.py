@@ -7,8 +7,7 @@ writes the parameters (replicated, so every process holds them whole) to ``--out
 
 from __future__ import annotations
 
-import argparse
-import os
+from tests.device_runs import runner_args, start_jax
 
 CASES = {
     "MiniGrid-Empty-5x5-v0": {"max_steps": 12},  # truncations inside the rollouts
@@ -19,25 +18,10 @@ SETTINGS = {"num_envs": 8, "num_steps": 16, "num_minibatches": 2, "update_epochs
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--devices", type=int, required=True)
-    parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--process-id", type=int, default=0)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    flags = os.environ.get("XLA_FLAGS", "")
-    os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={args.devices}"
-    import jax
+    args = runner_args()
+    jax = start_jax(args)
     import numpy as np
 
-    if args.processes > 1:
-        jax.distributed.initialize(
-            coordinator_address=f"127.0.0.1:{args.port}",
-            num_processes=args.processes,
-            process_id=args.process_id,
-            initialization_timeout=60,
-        )
     from horizax.train.ppo import PPO, default_config
 
     arrays: dict[str, np.ndarray] = {}

@@ -3,13 +3,6 @@ and the same parameters on 1 device, 4 devices and 2 processes x 2 devices."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-from pathlib import Path
-
 import jax
 import numpy as np
 import pytest
@@ -18,9 +11,11 @@ pytest.importorskip("flax")
 pytest.importorskip("optax")
 
 from horizax.train.ppo import PPO, PPOConfig, default_config
+from tests.device_runs import finish, free_port, start
 from tests.train import ppo_runs
 
 SMALL = {"num_envs": 8, "num_steps": 16, "num_minibatches": 2, "update_epochs": 2}
+RUNNER = "tests.train.ppo_runs"
 TIMEOUT_S = 300
 TOLERANCE = 1e-5  # float32 reductions summed in another order: observed <= 3.2e-7
 
@@ -117,39 +112,10 @@ def test_it_learns_empty_5x5():
 # --- data-parallel: fresh processes with 1, 4 and 2 x 2 devices ----------------------------
 
 
-def _start(out: Path, *flags: str) -> subprocess.Popen:
-    root = str(Path(__file__).resolve().parents[2])
-    import horizax
-
-    src = str(Path(horizax.__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, root])}
-    command = [sys.executable, "-m", "tests.train.ppo_runs", "--out", str(out), *flags]
-    return subprocess.Popen(
-        command,
-        env=env,
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def _finish(processes):
-    try:
-        outputs = [p.communicate(timeout=TIMEOUT_S) for p in processes]
-    except subprocess.TimeoutExpired:
-        for p in processes:
-            os.killpg(p.pid, signal.SIGKILL)
-        pytest.fail(f"a data-parallel run gave no result within {TIMEOUT_S} s")
-    for p, (_, err) in zip(processes, outputs, strict=True):
-        assert p.returncode == 0, err[-3000:]
-
-
 @pytest.fixture(scope="module")
 def one_device(tmp_path_factory):
     out = tmp_path_factory.mktemp("ppo") / "one.npz"
-    _finish([_start(out, "--devices", "1")])
+    finish([start(RUNNER, out, "--devices", "1")], TIMEOUT_S)
     return dict(np.load(out))
 
 
@@ -163,18 +129,16 @@ def _assert_close(got, expected):
 
 @pytest.mark.slow
 def test_four_devices_learn_the_one_device_parameters(one_device, tmp_path):
-    _finish([_start(tmp_path / "four.npz", "--devices", "4")])
+    finish([start(RUNNER, tmp_path / "four.npz", "--devices", "4")], TIMEOUT_S)
     _assert_close(dict(np.load(tmp_path / "four.npz")), one_device)
 
 
 @pytest.mark.slow
 def test_two_processes_learn_the_one_device_parameters(one_device, tmp_path):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = str(sock.getsockname()[1])
+    port = str(free_port())
     paths = [tmp_path / f"p{i}.npz" for i in range(2)]
     flags = ("--devices", "2", "--processes", "2", "--port", port)
-    _finish([_start(paths[i], *flags, "--process-id", str(i)) for i in range(2)])
+    finish([start(RUNNER, paths[i], *flags, "--process-id", str(i)) for i in range(2)], TIMEOUT_S)
     first, second = (dict(np.load(p)) for p in paths)
     _assert_close(first, one_device)
     for name, value in first.items():  # every process holds the same parameters
