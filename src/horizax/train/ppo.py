@@ -250,6 +250,21 @@ class PPO:
         actions = jax.vmap(lambda k, h: networks.sample(k, h, log_std))(keys, head)
         return actions.reshape(-1, *self.action_shape) if self.continuous else actions
 
+    def value(self, state: TrainState, observation: Any) -> Array:
+        """f32[N]: the critic's value of an observation batch (in ``reward_scale`` units)."""
+        return self._apply(state.params, state.stats, observation)[2]
+
+    def policy(self, state: TrainState) -> Any:
+        """``policy_fn(keys [N], observation) -> actions`` for `VectorEnv.rollout`: each
+        environment's action drawn from its own key."""
+
+        def policy_fn(keys: Array, observation: Any) -> Array:
+            head, log_std, _ = self._apply(state.params, state.stats, observation)
+            actions = jax.vmap(lambda k, h: networks.sample(k, h, log_std))(keys, head)
+            return actions.reshape(-1, *self.action_shape) if self.continuous else actions
+
+        return policy_fn
+
     # --- the programs ----------------------------------------------------------------------
 
     def _features(self, observation: Any, batch_ndim: int = 1) -> Array:
