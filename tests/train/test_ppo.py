@@ -78,6 +78,9 @@ def test_every_family_trains(env_id):
     actions = learner.act(state, observation, jax.random.PRNGKey(0))
     greedy = learner.act(state, observation, jax.random.PRNGKey(0), greedy=True)
     assert actions.shape == greedy.shape == (2, *learner.action_shape)
+    per_key = learner.policy(state)(jax.random.split(jax.random.PRNGKey(0), 2), observation)
+    assert per_key.shape == actions.shape
+    assert learner.value(state, observation).shape == (2,)
 
 
 def test_truncations_bootstrap_from_the_last_observation_unless_told_otherwise():
