@@ -82,3 +82,10 @@ def test_run_on_four_devices_gives_the_one_device_statistics():
     keys = ("episodes", "terminated", "truncated", "success_rate", "mean_return")
     assert {k: one.get(k) for k in keys} == {k: four.get(k) for k in keys}
     assert one["episodes"] > 0
+
+
+@pytest.mark.parametrize("command", [["train"], ["eval", "--run", "x"]])
+def test_train_and_eval_without_the_extra_say_which_to_install(command, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "horizax.train.commands", None)  # import fails
+    assert cli.main(command) == 2
+    assert "pip install 'horizax[train]'" in capsys.readouterr().err

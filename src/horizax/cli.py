@@ -253,17 +253,26 @@ def _add_train_commands(sub: Any) -> None:
     evaluate.set_defaults(func=_cmd_eval)
 
 
+def _train_commands(command: str) -> Any:
+    """`horizax.train.commands`, or None after saying which extra ``command`` needs."""
+    try:
+        from horizax.train import commands
+    except ImportError as err:
+        print(
+            f"horizax: {command} needs the extra: pip install 'horizax[train]' ({err})",
+            file=sys.stderr,
+        )
+        return None
+    return commands
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     import json
 
     from horizax.core.registry import resolve
 
-    try:
-        from horizax.train import commands
-    except ImportError as err:
-        print(
-            f"horizax: train needs the extra: pip install 'horizax[train]' ({err})", file=sys.stderr
-        )
+    commands = _train_commands("train")
+    if commands is None:
         return 2
     try:
         overrides = json.loads(Path(args.config).read_text()) if args.config else {}
@@ -308,12 +317,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    try:
-        from horizax.train import commands
-    except ImportError as err:
-        print(
-            f"horizax: eval needs the extra: pip install 'horizax[train]' ({err})", file=sys.stderr
-        )
+    commands = _train_commands("eval")
+    if commands is None:
         return 2
     try:
         report = commands.evaluate(
