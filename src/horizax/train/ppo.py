@@ -43,6 +43,8 @@ from horizax.vector import VectorEnv
 
 __all__ = ["PPO", "PPOConfig", "ObservationStats", "TrainState", "default_config"]
 
+_LOSS_INPUTS = ("observation", "action", "logp", "value", "advantage", "target")
+
 
 @dataclasses.dataclass(frozen=True)
 class PPOConfig:
@@ -392,7 +394,8 @@ class PPO:
             leaf = leaf.reshape(leaf.shape[0], groups, -1, *leaf.shape[2:])
             return jnp.swapaxes(leaf, 0, 1)
 
-        minibatches = jax.tree.map(split, batch)
+        used = {k: batch[k] for k in _LOSS_INPUTS}  # the rest is bookkeeping: not shuffled
+        minibatches = jax.tree.map(split, used)
 
         def minibatch(carry: Any, mb: dict[str, Any]) -> tuple[Any, dict[str, Array]]:
             params, opt_state = carry
