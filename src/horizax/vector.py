@@ -47,7 +47,7 @@ from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.checks import check_key, check_num_envs, int_in_range
 from horizax.core.episode import AutoresetMode, Episode, Final
-from horizax.core.protocol import Step, functional
+from horizax.core.protocol import Step
 from horizax.core.struct import pytree_dataclass
 
 __all__ = [
@@ -168,18 +168,11 @@ class VectorEnv:
         devices: int | None = None,
         **overrides: Any,
     ) -> None:
-        from horizax.adapters.actions import check_action_space
-        from horizax.core.registry import make
+        # The adapters' rule (an id with overrides, or a configured object), not a copy of it.
+        from horizax.adapters.gymnasium_common import resolve_env
 
-        if isinstance(env, str):
-            env = make(env, **overrides)
-        elif overrides:
-            raise TypeError(
-                f"overrides {sorted(overrides)} need an environment id; got an environment "
-                "object (configure it before wrapping)"
-            )
-        self.fenv = functional(env)
-        self.single_action_space = check_action_space(self.fenv.action_space)
+        self.fenv, _ = resolve_env(env, overrides)
+        self.single_action_space = self.fenv.action_space
         self.single_observation_space = self.fenv.observation_space
         self.num_envs = check_num_envs(num_envs)
         self.autoreset_mode = engine.as_mode(autoreset_mode)
