@@ -99,6 +99,47 @@ def test_truncations_bootstrap_from_the_last_observation_unless_told_otherwise()
         np.testing.assert_array_equal(x, y)
 
 
+def test_run_is_the_updates_in_one_program():
+    learner = PPO("MiniGrid-Empty-5x5-v0", default_config("MiniGrid-Empty-5x5-v0", **SMALL))
+    start = learner.init(seed=3)
+    stepped, per_update = start, []
+    for _ in range(3):
+        stepped, metrics = learner.update(stepped)
+        per_update.append(metrics)
+    for ran, arrays in (learner.run(start, 3), learner.compile_run(start, 3)(start)):
+        for x, y in zip(_params(ran), _params(stepped), strict=True):
+            np.testing.assert_allclose(x, y, rtol=0, atol=1e-6)
+        assert int(ran.update) == 3
+        for name, values in arrays.items():
+            assert values.shape == (3,)
+            np.testing.assert_allclose(values, [m[name] for m in per_update], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="num_updates"):
+        learner.run(start, 0)
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_truncated_values_are_the_critic_at_each_truncation(many):
+    """The gathered critic pass (at most N truncations) and the full one (more) are exact."""
+    learner = PPO("MiniGrid-Empty-5x5-v0", default_config("MiniGrid-Empty-5x5-v0", **SMALL))
+    state = learner.init(seed=1)
+    steps, envs = 16, 8
+    truncated = np.zeros((steps, envs), bool)
+    if many:
+        truncated[::2] = True  # 64 truncations for 8 environments
+    else:
+        truncated[[0, 5, 5, 15], [0, 2, 7, 7]] = True  # row 0 too: the gather's fill index
+    # Every step a different observation, so a value put in the wrong place shows.
+    observation = jax.tree.map(
+        lambda x: np.broadcast_to(np.asarray(x)[None], (steps, *np.shape(x))).copy(),
+        state.observation,
+    )
+    observation["image"] += np.arange(steps, dtype=np.uint8).reshape(steps, 1, 1, 1, 1)
+    got = jax.jit(learner._truncated_values)(state.params, state.stats, observation, truncated)
+    values = learner._apply(state.params, state.stats, observation, 2)[2]
+    assert len(np.unique(np.asarray(values))) > 1
+    np.testing.assert_allclose(got, np.where(truncated, values, 0.0), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.slow
 def test_it_learns_empty_5x5():
     config = default_config(

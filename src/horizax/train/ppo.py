@@ -229,6 +229,7 @@ class PPO:
         )
         self._init = jax.jit(self._init_fn)
         self._update = jax.jit(self._update_fn)
+        self._run = jax.jit(self._run_fn, static_argnums=1)
 
     # --- public -------------------------------------------------------------------------
 
@@ -242,6 +243,21 @@ class PPO:
         """One rollout and PPO update; the metrics of that rollout as Python floats."""
         state, metrics = self._update(state)
         return state, {k: float(v) for k, v in jax.device_get(metrics).items()}
+
+    def run(self, state: TrainState, num_updates: int) -> tuple[TrainState, dict[str, Array]]:
+        """``num_updates`` updates as one jitted `lax.scan` (PureJaxRL's whole-run program).
+
+        Equal to calling `update` ``num_updates`` times; the metrics come back as arrays
+        ``f32[num_updates]`` (one entry per update) and the host is not consulted in between.
+        Compiles once per ``num_updates``.
+        """
+        return self._run(state, int_in_range(num_updates, "num_updates", maximum=2**31 - 1))
+
+    def compile_run(self, state: TrainState, num_updates: int) -> Any:
+        """`run` compiled ahead of time: ``program(state) -> (state, metrics)``."""
+        num_updates = int_in_range(num_updates, "num_updates", maximum=2**31 - 1)
+        compiled = self._run.lower(state, num_updates).compile()
+        return lambda ts: compiled(ts)
 
     def act(self, state: TrainState, observation: Any, key: Array, greedy: bool = False) -> Array:
         """Actions for an observation batch ``[N, ...]`` (the mean / argmax if ``greedy``)."""
@@ -310,7 +326,9 @@ class PPO:
         )
         last_value = self._apply(ts.params, ts.stats, observation)[2]
         next_values = jnp.concatenate([batch["value"][1:], last_value[None]], axis=0)
-        final_values = self._apply(ts.params, ts.stats, batch.pop("final_observation"), 2)[2]
+        final_values = self._truncated_values(
+            ts.params, ts.stats, batch.pop("final_observation"), batch["truncated"]
+        )
         next_values = bootstrap_values(next_values, final_values, batch["final_mask"])
         advantages, targets = gae(
             batch["reward"] * cfg.reward_scale,
@@ -352,6 +370,39 @@ class PPO:
             **{name: value[-1].mean() for name, value in losses.items()},
         }
         return state, metrics
+
+    def _run_fn(self, ts: TrainState, num_updates: int) -> tuple[TrainState, dict[str, Array]]:
+        return jax.lax.scan(lambda state, _: self._update_fn(state), ts, length=num_updates)
+
+    def _truncated_values(
+        self, params: Any, stats: ObservationStats, final_observation: Any, truncated: Array
+    ) -> Array:
+        """f32[T, N]: the critic's value of each truncated episode's real last observation, 0
+        elsewhere (a terminated episode bootstraps from zero, so its value is never read).
+
+        Truncations are rare (one per episode), so the critic runs on the at most ``N`` of
+        them, gathered, rather than on all ``T * N`` final observations (which doubled the
+        rollout's critic work); a rollout with more than ``N`` takes the full pass.
+        """
+        if self.config.truncation_as_termination:
+            return jnp.zeros(truncated.shape, jnp.float32)
+        steps, envs = truncated.shape
+        flat = truncated.reshape(-1)
+
+        def gathered() -> Array:
+            (rows,) = jnp.nonzero(flat, size=envs, fill_value=0)
+            leaves = jax.tree.map(
+                lambda x: x.reshape(steps * envs, *x.shape[2:])[rows], final_observation
+            )
+            values = self._apply(params, stats, leaves)[2]
+            values = jnp.where(jnp.arange(envs) < flat.sum(), values, 0.0)
+            return jnp.zeros(steps * envs, jnp.float32).at[rows].add(values).reshape(steps, envs)
+
+        def full() -> Array:
+            values = self._apply(params, stats, final_observation, 2)[2]
+            return jnp.where(truncated, values, 0.0)
+
+        return jax.lax.cond(flat.sum() <= envs, gathered, full)
 
     def _env_step(self, ts: TrainState, carry: Any, key: Array) -> tuple[Any, dict[str, Any]]:
         env_state, observation, episode_return = carry
