@@ -1,11 +1,12 @@
-"""The ``horizax`` command: ``list`` the environment ids, ``run`` a batched random rollout.
+"""The ``horizax`` command: ``list`` the ids, ``run`` a batched random rollout, ``render``.
 
 ``horizax run`` is the main job: it resets ``--batch`` environments (a `horizax.vector.VectorEnv`
 sharded over ``--devices``, default all), then steps them with a
 uniform random policy (autoreset on) inside one jitted `lax.scan` per chunk of steps, showing
 a progress bar, and prints episode statistics, compile time and throughput. The random
 actions are drawn from the environment's action space (``Discrete`` or ``Box``), so every
-family runs the same way.
+family runs the same way. ``horizax render`` draws one episode (random or a trained run's
+policy) as a GIF or PNG frames (`horizax.recording`, extra ``render``).
 """
 
 from __future__ import annotations
@@ -222,8 +223,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="devices to shard the batch over (default: all of JAX's; --batch a multiple)",
     )
     run.set_defaults(func=_cmd_run)
+    render = sub.add_parser("render", help="draw one episode as a GIF or PNG frames")
+    render.add_argument("--env", help="environment id (default: the --policy run's)")
+    render.add_argument("--seed", type=_at_least(0), default=0, help="environment and policy seed")
+    render.add_argument(
+        "--steps", type=_at_least(1), help="at most this many steps (default: the time limit)"
+    )
+    render.add_argument(
+        "--policy", default="random", help="'random' (default) or a `horizax train` run folder"
+    )
+    render.add_argument(
+        "--out", help="a .gif file, or a folder for numbered PNGs (default: ENV.gif)"
+    )
+    render.add_argument("--fps", type=float, default=8.0, help="GIF frames per second")
+    render.set_defaults(func=_cmd_render)
     _add_train_commands(sub)
     return parser
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from horizax.core.registry import resolve
+    from horizax.recording import record_episode, write_frames
+
+    try:
+        policy_fn, env_id = None, resolve(args.env) if args.env else None
+        if args.policy != "random":
+            commands = _train_commands("render --policy RUN_DIR")
+            if commands is None:
+                return 2
+            run, learner, state = commands.load_run(args.policy)
+            if env_id not in (None, run["env"]):
+                raise ValueError(f"the run at {args.policy} trained {run['env']}, not {env_id}")
+            env_id, policy_fn = run["env"], learner.policy(state)
+        env_id = env_id or DEFAULT_ENV
+        recording = record_episode(env_id, seed=args.seed, steps=args.steps, policy_fn=policy_fn)
+        paths = write_frames(recording.frames, args.out or f"{env_id}.gif", fps=args.fps)
+    except (ValueError, TypeError, ImportError, FileNotFoundError) as err:
+        print(f"horizax: {err}", file=sys.stderr)
+        return 2
+    print(f"environment      {env_id}  (seed {args.seed}, policy {args.policy})")
+    print(f"steps            {recording.length} ({recording.ending})")
+    print(f"return           {recording.total_return:.4f}")
+    print(f"wrote            {paths[0]}" + (f" ... ({len(paths)} files)" if len(paths) > 1 else ""))
+    return 0
 
 
 def _add_train_commands(sub: Any) -> None:

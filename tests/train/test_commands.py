@@ -105,6 +105,11 @@ def test_the_command_line(tmp_path, capsys):
     assert "updates          3 (192 steps)" in capsys.readouterr().out
     assert cli.main(["eval", "--run", str(out), "--episodes", "2", "--greedy"]) == 0
     assert "success_rate" in capsys.readouterr().out
+    gif = tmp_path / "policy.gif"
+    assert cli.main(["render", "--policy", str(out), "--steps", "3", "--out", str(gif)]) == 0
+    assert f"{ENV}  (seed 0, policy {out})" in capsys.readouterr().out and gif.exists()
+    assert cli.main(["render", "--policy", str(out), "--env", "MiniGrid-Empty-6x6-v0"]) == 2
+    assert f"trained {ENV}, not MiniGrid-Empty-6x6-v0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

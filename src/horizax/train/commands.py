@@ -218,6 +218,21 @@ def _versions() -> dict[str, str]:
     return {"horizax": horizax.__version__, "jax": jax.__version__}
 
 
+def load_run(run_dir: str | Path) -> tuple[dict[str, Any], Any, Any]:
+    """A training run's record, its `PPO` learner (one device) and its checkpointed state.
+
+    Raises:
+        FileNotFoundError: ``run_dir`` has no ``run.json`` or no checkpoint.
+    """
+    from horizax.train.ppo import PPOConfig
+
+    run_dir = Path(run_dir)
+    run = json.loads((run_dir / RUN_FILE).read_text())
+    config = PPOConfig(**{**run["config"], "hidden": tuple(run["config"]["hidden"])})
+    learner = _learner(run["env"], config, 1)
+    return run, learner, _load(run_dir, learner, run["seed"], run["env"])
+
+
 def evaluate(
     run_dir: str | Path,
     *,
@@ -236,15 +251,11 @@ def evaluate(
     import numpy as np
 
     from horizax.core.checks import int_in_range
-    from horizax.train.ppo import PPOConfig
+    from horizax.recording import write_frames
     from horizax.vector import VectorEnv
 
     int_in_range(episodes, "episodes")
-    run_dir = Path(run_dir)
-    run = json.loads((run_dir / RUN_FILE).read_text())
-    config = PPOConfig(**{**run["config"], "hidden": tuple(run["config"]["hidden"])})
-    learner = _learner(run["env"], config, 1)
-    state = _load(run_dir, learner, run["seed"], run["env"])
+    run, learner, state = load_run(run_dir)
     venv = VectorEnv(run["env"], episodes, autoreset_mode="Disabled", devices=1)
     env_state, first = venv.reset(seed=seed)
     observation = first.observation
@@ -279,9 +290,5 @@ def evaluate(
         "mean_length": float(lengths.mean()),
     }
     if gif:
-        from PIL import Image
-
-        images = [Image.fromarray(np.asarray(f, np.uint8)) for f in frames]
-        images[0].save(gif, save_all=True, append_images=images[1:], duration=120, loop=0)
-        report["gif"] = str(gif)
+        report["gif"] = str(write_frames(frames, gif, fps=8)[0])
     return report
