@@ -14,11 +14,14 @@ measures, with the trained policy:
   tail is missing). Reported: the mean of ``V - G`` (bias) and of ``|V - G|``, in the
   critic's units (rewards times ``reward_scale``).
 
-The id's rewards must not depend on its time limit (the orbital games' do not; MiniGrid's
-success reward does, through ``max_steps``, so a gridworld needs another measure)::
+The id's rewards must not depend on its time limit. The orbital games' do not; MiniGrid's
+success reward does (``1 - 0.9 t / max_steps``), so for a gridworld ``--goal-reward`` pays
+a constant 1 on success instead (`horizax.grid.rewards.on_goal_reached`)::
 
-    python benchmarks/truncation_ablation.py --env Orbital-LadyBanditGuard-v0 --limit 32 \\
-        --total-steps 500000 --seeds 0 1 2
+    python benchmarks/truncation_ablation.py --env Orbital-PursuitEvasion-v0 --limit 32 \\
+        --horizon 300 --total-steps 1048576 --reward-scale 0.0001 --seeds 0 1 2
+    python benchmarks/truncation_ablation.py --env MiniGrid-Empty-Random-6x6-v0 --goal-reward \\
+        --limit 5 --horizon 50 --total-steps 262144 --seeds 0 1 2
 """
 
 from __future__ import annotations
@@ -32,11 +35,21 @@ import jax
 import numpy as np
 
 
-def train(env_id: str, limit: int, total_steps: int, seed: int, mistaken: bool) -> tuple:
+def train(
+    env_id: str,
+    limit: int,
+    total_steps: int,
+    seed: int,
+    mistaken: bool,
+    overrides: dict,
+    settings: dict,
+) -> tuple:
     from horizax.train.ppo import PPO, default_config
 
-    config = default_config(env_id, total_steps=total_steps, truncation_as_termination=mistaken)
-    learner = PPO(env_id, config, max_steps=limit)
+    config = default_config(
+        env_id, total_steps=total_steps, truncation_as_termination=mistaken, **settings
+    )
+    learner = PPO(env_id, config, max_steps=limit, **overrides)
     state = learner.init(seed=seed)
     rows = []
     for _ in range(config.num_updates):
@@ -48,11 +61,13 @@ def train(env_id: str, limit: int, total_steps: int, seed: int, mistaken: bool) 
     return learner, state, train_return
 
 
-def value_error(learner, state, env_id, limit, horizon, episodes, seed) -> dict:
+def value_error(learner, state, env_id, limit, horizon, episodes, seed, overrides) -> dict:
     from horizax.vector import VectorEnv
 
     config = learner.config
-    venv = VectorEnv(env_id, episodes, autoreset_mode="Disabled", max_steps=limit + horizon)
+    venv = VectorEnv(
+        env_id, episodes, autoreset_mode="Disabled", max_steps=limit + horizon, **overrides
+    )
     _, trajectory = venv.rollout(
         learner.policy(state), jax.random.PRNGKey(10_000 + seed), limit + horizon
     )
@@ -81,18 +96,36 @@ def main() -> None:
     parser.add_argument("--total-steps", type=int, default=500_000)
     parser.add_argument("--episodes", type=int, default=256)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--goal-reward", action="store_true", help="gridworlds: a constant 1 on success"
+    )
+    parser.add_argument("--reward-scale", type=float, help="PPOConfig.reward_scale")
     args = parser.parse_args()
+    settings = {} if args.reward_scale is None else {"reward_scale": args.reward_scale}
+    overrides = {}
+    if args.goal_reward:
+        from horizax.grid import rewards
+
+        overrides["reward_fn"] = rewards.on_goal_reached
     summary: dict[str, list] = {"exact": [], "mistaken": []}
     for seed in args.seeds:
         for variant in ("exact", "mistaken"):
             start = time.perf_counter()
             learner, state, train_return = train(
-                args.env, args.limit, args.total_steps, seed, variant == "mistaken"
+                args.env,
+                args.limit,
+                args.total_steps,
+                seed,
+                variant == "mistaken",
+                overrides,
+                settings,
             )
             record = {"env": args.env, "variant": variant, "seed": seed, "limit": args.limit}
+            record |= {"goal_reward": args.goal_reward, "total_steps": args.total_steps}
+            record |= {"reward_scale": learner.config.reward_scale}
             record |= {"train_return": train_return}
             record |= value_error(
-                learner, state, args.env, args.limit, args.horizon, args.episodes, seed
+                learner, state, args.env, args.limit, args.horizon, args.episodes, seed, overrides
             )
             record |= {"wall_s": round(time.perf_counter() - start, 1), "jax": jax.__version__}
             print(json.dumps(record), flush=True)
