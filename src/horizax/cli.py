@@ -6,7 +6,8 @@ uniform random policy (autoreset on) inside one jitted `lax.scan` per chunk of s
 a progress bar, and prints episode statistics, compile time and throughput. The random
 actions are drawn from the environment's action space (``Discrete`` or ``Box``), so every
 family runs the same way. ``horizax render`` draws one episode (random or a trained run's
-policy) as a GIF or PNG frames (`horizax.recording`, extra ``render``).
+policy) as a GIF or PNG frames (`horizax.recording`, extra ``render``); ``horizax play`` lets
+you play a gridworld or the Maze by hand in the terminal (`horizax.play`).
 """
 
 from __future__ import annotations
@@ -237,8 +238,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument("--fps", type=float, default=8.0, help="GIF frames per second")
     render.set_defaults(func=_cmd_render)
+    play = sub.add_parser("play", help="play a gridworld or the Maze by hand in the terminal")
+    play.add_argument("--env", default="MiniGrid-DoorKey-5x5-v0", help="a gridworld or Maze id")
+    play.add_argument("--seed", type=_at_least(0), default=0, help="the first episode's seed")
+    play.set_defaults(func=_cmd_play)
     _add_train_commands(sub)
     return parser
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from horizax.play import play
+
+    try:
+        return play(args.env, args.seed)
+    except ValueError as err:
+        print(f"horizax: {err}", file=sys.stderr)
+        return 2
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
