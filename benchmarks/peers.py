@@ -43,12 +43,9 @@ import jax.numpy as jnp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from harness import (  # importable because of the sys.path line above
-    MakeRollout,
-    RolloutFn,
     format_table,
     load_average,
     machine_info,
-    make_scan_rollout,
     measure,
     wait_for_idle,
 )
@@ -57,6 +54,16 @@ from maze_peers import (  # the Maze adapters (horizax, jumanji) live in maze_pe
     horizax_maze_make_rollout,  # noqa: F401  (re-exported for compare.py)
     jumanji_maze_make_rollout,
     maze_info,
+)
+
+from horizax.bench.gridworld import (  # the gridworld adapters (horizax, navix, xminigrid)
+    dist_version,
+    horizax_info,
+    horizax_make_rollout,
+    navix_info,
+    navix_make_rollout,
+    xminigrid_info,
+    xminigrid_make_rollout,
 )
 
 HORIZAX_CONFIGS = (
@@ -77,117 +84,11 @@ NAVIX_COMPILE_IDS = (
 )
 RESULT_MARKER = "@@RESULT@@ "
 
-NAVIX_AUTORESET = (
-    "navix Environment.step, deferred: the terminal timestep is returned as-is and the "
-    "NEXT step() call returns a fresh reset, ignoring its action (that step counts in B*T)"
-)
-XMINIGRID_AUTORESET = {
-    "gym": "xminigrid GymAutoResetWrapper: reset on the same step as termination/truncation",
-    "dm": "xminigrid DmEnvAutoResetWrapper: NEXT step() call resets, ignoring its action",
-}
-
 
 # --------------------------------------------------------------------------- horizax
 
 
-def horizax_make_rollout(env_id: str, obs: str) -> MakeRollout:
-    """Returns a ``make_rollout`` for a horizax environment (autoreset on, its default).
-
-    Args:
-        env_id: a registered horizax id, e.g. ``"MiniGrid-DoorKey-8x8-v0"``.
-        obs: the name of a function in ``horizax.grid.observations``.
-    """
-
-    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
-        import horizax
-        from horizax.grid import observations
-
-        env = horizax.make(env_id, observation_fn=getattr(observations, obs))
-        rollout = make_scan_rollout(
-            reset=env.reset,
-            step=env.step,
-            observe=lambda ts: ts.observation,
-            is_done=lambda ts: ts.is_done(),
-            num_actions=env.action_space.n,
-            batch_size=B,
-            num_steps=T,
-        )
-        return rollout, jax.random.key(0)
-
-    return make_rollout
-
-
-def horizax_info(env_id: str, obs: str) -> dict[str, Any]:
-    """Describes a horizax configuration (version, shapes, horizon, autoreset)."""
-    import horizax
-    from horizax.grid import observations
-
-    env = horizax.make(env_id, observation_fn=getattr(observations, obs))
-    return {
-        "library_version": horizax.__version__,
-        "obs_shape": list(env.observation_space.shape),
-        "obs_dtype": str(jnp.dtype(env.observation_space.dtype)),
-        "num_actions": env.action_space.n,
-        "max_steps": env.max_steps,
-        "autoreset": NAVIX_AUTORESET.replace("navix", "horizax"),
-    }
-
-
 # --------------------------------------------------------------------------- navix
-
-
-def navix_make_rollout(env_id: str, obs: str) -> MakeRollout:
-    """Returns a ``make_rollout`` for a navix environment.
-
-    Args:
-        env_id: a registered navix id, e.g. ``"Navix-DoorKey-8x8-v0"``.
-        obs: the name of a function in ``navix.observations`` (e.g.
-            ``"symbolic"`` or ``"symbolic_first_person"``).
-
-    Returns:
-        ``make_rollout(B, T) -> (rollout_fn, key)``. Autoreset is navix's own
-        (inside ``Environment.step``).
-    """
-
-    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
-        import navix
-
-        env = navix.make(env_id, observation_fn=getattr(navix.observations, obs))
-        rollout = make_scan_rollout(
-            reset=env.reset,
-            step=env.step,
-            observe=lambda ts: ts.observation,
-            is_done=lambda ts: ts.is_done(),
-            num_actions=len(env.action_set),
-            batch_size=B,
-            num_steps=T,
-        )
-        return rollout, jax.random.key(0)
-
-    return make_rollout
-
-
-def navix_info(env_id: str, obs: str) -> dict[str, Any]:
-    """Describes a navix configuration (version, shapes, horizon, autoreset).
-
-    Args:
-        env_id: a registered navix id.
-        obs: the name of a function in ``navix.observations``.
-
-    Returns:
-        Fields merged into every result record.
-    """
-    import navix
-
-    env = navix.make(env_id, observation_fn=getattr(navix.observations, obs))
-    return {
-        "library_version": _dist_version("navix"),
-        "obs_shape": list(env.observation_space.shape),
-        "obs_dtype": str(jnp.dtype(env.observation_space.dtype)),
-        "num_actions": len(env.action_set),
-        "max_steps": env.max_steps,
-        "autoreset": NAVIX_AUTORESET,
-    }
 
 
 def navix_compile_times(env_id: str, B: int) -> dict[str, Any]:
@@ -223,7 +124,7 @@ def navix_compile_times(env_id: str, B: int) -> dict[str, Any]:
 
     return {
         "library": "navix",
-        "library_version": _dist_version("navix"),
+        "library_version": dist_version("navix"),
         "env": env_id,
         "obs": getattr(env.observation_fn, "__name__", str(env.observation_fn)),
         "obs_shape": list(env.observation_space.shape),
@@ -249,75 +150,7 @@ def navix_ids() -> list[str]:
 # ----------------------------------------------------------------------- xminigrid
 
 
-def xminigrid_make_rollout(env_id: str, autoreset: str = "gym") -> MakeRollout:
-    """Returns a ``make_rollout`` for an xland-minigrid environment.
-
-    Args:
-        env_id: a registered xminigrid id, e.g. ``"MiniGrid-DoorKey-8x8"``.
-        autoreset: ``"gym"`` (``GymAutoResetWrapper``, reset on the terminal
-            step) or ``"dm"`` (``DmEnvAutoResetWrapper``, reset on the next step).
-
-    Returns:
-        ``make_rollout(B, T) -> (rollout_fn, key)`` using xminigrid's default
-        observation (egocentric ``view_size x view_size x 2`` crop).
-    """
-
-    def make_rollout(B: int, T: int) -> tuple[RolloutFn, jax.Array]:
-        import xminigrid
-        from xminigrid.wrappers import DmEnvAutoResetWrapper, GymAutoResetWrapper
-
-        env, params = xminigrid.make(env_id)
-        wrapper = GymAutoResetWrapper if autoreset == "gym" else DmEnvAutoResetWrapper
-        env = wrapper(env)
-        rollout = make_scan_rollout(
-            reset=lambda key: env.reset(params, key),
-            step=lambda ts, action: env.step(params, ts, action),
-            observe=lambda ts: ts.observation,
-            is_done=lambda ts: ts.last(),
-            num_actions=env.num_actions(params),
-            batch_size=B,
-            num_steps=T,
-        )
-        return rollout, jax.random.key(0)
-
-    return make_rollout
-
-
-def xminigrid_info(env_id: str, autoreset: str) -> dict[str, Any]:
-    """Describes an xminigrid configuration (version, shapes, horizon, autoreset).
-
-    Args:
-        env_id: a registered xminigrid id.
-        autoreset: ``"gym"`` or ``"dm"``.
-
-    Returns:
-        Fields merged into every result record.
-    """
-    import xminigrid
-
-    env, params = xminigrid.make(env_id)
-    return {
-        "library_version": _dist_version("xminigrid"),
-        "obs_shape": list(env.observation_shape(params)),
-        "obs_dtype": "uint8",
-        "obs_occlusion": False,
-        "num_actions": env.num_actions(params),
-        "max_steps": params.max_steps,
-        "autoreset": XMINIGRID_AUTORESET[autoreset],
-    }
-
-
 # ------------------------------------------------------------------------- helpers
-
-
-def _dist_version(dist: str) -> str:
-    """Returns an installed distribution's version, or ``"unknown"``."""
-    from importlib import metadata
-
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _configs(lib: str) -> list[tuple[str, str]]:

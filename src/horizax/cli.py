@@ -7,7 +7,8 @@ a progress bar, and prints episode statistics, compile time and throughput. The 
 actions are drawn from the environment's action space (``Discrete`` or ``Box``), so every
 family runs the same way. ``horizax render`` draws one episode (random or a trained run's
 policy) as a GIF or PNG frames (`horizax.recording`, extra ``render``); ``horizax play`` lets
-you play a gridworld or the Maze by hand in the terminal (`horizax.play`).
+you play a gridworld or the Maze by hand in the terminal (`horizax.play`); ``horizax bench``
+measures an id, optionally against a peer library (`horizax.bench.command`).
 """
 
 from __future__ import annotations
@@ -242,8 +243,33 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--env", default="MiniGrid-DoorKey-5x5-v0", help="a gridworld or Maze id")
     play.add_argument("--seed", type=_at_least(0), default=0, help="the first episode's seed")
     play.set_defaults(func=_cmd_play)
+    bench = sub.add_parser(
+        "bench", help="steps/s, compile time and memory, optionally against a peer library"
+    )
+    bench.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
+    bench.add_argument("--batch", type=_at_least(1), default=1024, help="environments B")
+    bench.add_argument("--steps", type=_at_least(1), default=1000, help="steps per environment T")
+    bench.add_argument(
+        "--vs",
+        choices=("navix", "xminigrid", "jumanji", "orbitalgym"),
+        help="also run the peer's version of the task, in this process",
+    )
+    bench.add_argument("--repeats", type=_at_least(1), default=3, help="timed calls (best counts)")
+    bench.set_defaults(func=_cmd_bench)
     _add_train_commands(sub)
     return parser
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from horizax.bench.command import bench, format_report
+
+    try:
+        results = bench(args.env, args.batch, args.steps, vs=args.vs, repeats=args.repeats)
+    except (ValueError, ImportError) as err:
+        print(f"horizax: {err}", file=sys.stderr)
+        return 2
+    print(format_report(results))
+    return 0
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
