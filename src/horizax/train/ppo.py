@@ -382,10 +382,9 @@ class PPO:
 
         Truncations are rare (one per episode), so the critic runs on the at most ``N`` of
         them, gathered, rather than on all ``T * N`` final observations (which doubled the
-        rollout's critic work); a rollout with more than ``N`` takes the full pass.
+        rollout's critic work); a rollout with more than ``N`` takes the full pass. Computed
+        with ``truncation_as_termination`` too: the metric ``value_at_truncation`` reads it.
         """
-        if self.config.truncation_as_termination:
-            return jnp.zeros(truncated.shape, jnp.float32)
         steps, envs = truncated.shape
         flat = truncated.reshape(-1)
 
