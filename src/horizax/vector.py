@@ -147,9 +147,13 @@ class VectorEnv:
         **overrides: ``horizax.make`` overrides (``max_steps``, ...), with an id only.
 
     Attributes:
-        num_envs, mesh, autoreset_mode, fenv (the protocol view), single_observation_space
-        and single_action_space (one environment's, horizax spaces), sharding (the batch
-        axis's `NamedSharding`).
+        num_envs: the number of environments in the batch.
+        mesh: the device mesh.
+        autoreset_mode: the autoreset mode.
+        fenv: the functional (protocol) view of the environment.
+        single_observation_space: one environment's observation space (a horizax space).
+        single_action_space: one environment's action space (a horizax space).
+        sharding: the batch axis's `NamedSharding`.
 
     Raises:
         TypeError: overrides with an environment object, an unsupported action space, a

@@ -90,10 +90,13 @@ def encode(
 
     Args:
         template: the `Template`.
-        color, kind: the first object named (colour and object indices).
-        color2, kind2: the second object named.
+        color: the first object's colour index.
+        kind: the first object's object index.
+        color2: the second object's colour index.
+        kind2: the second object's object index.
         variant: the phrasing index (Fetch).
-        pos, pos2: ``(x, y)`` positions the task's rules need.
+        pos: an ``(x, y)`` position the task's rules need.
+        pos2: a second such position.
     """
     pos = jnp.asarray(pos, jnp.int32)
     pos2 = jnp.asarray(pos2, jnp.int32)

@@ -284,7 +284,8 @@ def pick_interior_cells(bits: Array, width: int, height: int) -> Array:
 
     Args:
         bits: u32[k] random words, one per cell.
-        width, height: the room's size, walls included (interior ``(width-2) x (height-2)``).
+        width: the room's width, walls included (interior ``width-2`` wide).
+        height: the room's height, walls included (interior ``height-2`` high).
 
     Raises:
         ValueError: if the interior has fewer than ``k`` cells.

@@ -186,7 +186,8 @@ class PPO:
     Args:
         env: a registered id (with ``horizax.make`` ``overrides``) or an environment object.
         config: the `PPOConfig`.
-        mesh, devices: the `VectorEnv`'s mesh (default: every device JAX sees).
+        mesh: the `VectorEnv`'s mesh (default: every device JAX sees).
+        devices: how many devices the `VectorEnv` uses (not with ``mesh``).
         **overrides: ``horizax.make`` overrides.
 
     Raises:

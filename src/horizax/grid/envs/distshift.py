@@ -43,7 +43,8 @@ def distshift_layout(
     """The layout function of MiniGrid's DistShiftEnv (its constructor's arguments).
 
     Args:
-        width, height: room size, walls included; lava spans columns ``3 .. width-4``.
+        width: room width, walls included; lava spans columns ``3 .. width-4``.
+        height: room height, walls included.
         agent_start_pos: fixed start; None draws a uniform free cell and direction.
         agent_start_dir: the start direction when ``agent_start_pos`` is given.
         strip2_row: the row of the second lava strip (the first is row 1).

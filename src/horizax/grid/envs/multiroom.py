@@ -93,10 +93,12 @@ def multiroom_rooms(
     """MultiRoom's rooms and door colours, drawn from a seed.
 
     Args:
-        min_rooms, max_rooms: MiniGrid's ``minNumRooms``/``maxNumRooms``.
+        min_rooms: MiniGrid's ``minNumRooms``.
+        max_rooms: MiniGrid's ``maxNumRooms``.
         max_room_size: MiniGrid's ``maxRoomSize`` (>= 4).
         chains: K, the number of whole chains drawn (MiniGrid's redraw loop, bounded).
-        width, height: the grid size.
+        width: the grid's width.
+        height: the grid's height.
 
     Returns:
         ``seed u32[2] -> (Rooms, word)``, ``word`` (u32[]) being one more random word of the

@@ -96,10 +96,15 @@ def lbg_proximity_masks(
     catch radius of zero or less turns catches off but still reports ``d_gb_min``.
 
     Args:
-        guard_prev, guard_next: f32[..., n_g, 3], guard positions entering and leaving.
-        bandit_prev, bandit_next: f32[..., n_b, 3], bandit positions.
+        guard_prev: f32[..., n_g, 3], guard positions entering the step.
+        guard_next: f32[..., n_g, 3], guard positions leaving it.
+        bandit_prev: f32[..., n_b, 3], bandit positions entering the step.
+        bandit_next: f32[..., n_b, 3], bandit positions leaving it.
         dt: the step (s).
-        catch_radius_m, catch_speed_mps, breach_radius_m, breach_speed_mps: the tests.
+        catch_radius_m: the catch test's radius (m).
+        catch_speed_mps: the catch test's relative speed bound (m/s).
+        breach_radius_m: the breach test's radius (m).
+        breach_speed_mps: the breach test's relative speed bound (m/s).
 
     Returns:
         ``(in_catch bool[..., n_b], in_breach bool[..., n_b], d_gb_min f32[...],
@@ -298,7 +303,8 @@ def ballistic_breach_possible(
         phi_powers: f[max_steps + 1, 6, 6] from `stm_power_stack`; cast to ``x_rtn``'s dtype.
         n_remaining: i32[], steps left in the episode.
         dt: the step (s) the stack was built with.
-        radius_m, speed_mps: the breach test.
+        radius_m: the breach test's radius (m).
+        speed_mps: the breach test's relative speed bound (m/s).
 
     Returns:
         bool[...].
@@ -331,8 +337,10 @@ def lbg_repelled(
         state: the `EnvState` to judge (the one leaving the step).
         params: the `ScenarioConfig`: its ``dt``, ``max_steps`` and ``reference_orbit`` set
             the coast (read on the host, so they must be concrete).
-        escape_radius_m, repel_on_empty_tank: the two gates.
-        breach_radius_m, breach_speed_mps: the breach test a coast must fail.
+        escape_radius_m: the escape gate's radius (m); 0 disables it.
+        repel_on_empty_tank: the empty-tank gate.
+        breach_radius_m: the radius of the breach test a coast must fail (m).
+        breach_speed_mps: that test's relative speed bound (m/s).
     """
     if escape_radius_m <= 0.0 and not repel_on_empty_tank:
         return jnp.asarray(False)

@@ -121,12 +121,19 @@ class LbgZeroSumReward:
         shaping_gain: the shaping's weight; 0 leaves the payoffs and costs alone.
         shaping_discount: gamma inside the potential difference (match the learner's).
         home_weight: weight of the guard-lady distance in the guard's potential.
-        guard_separation_m, lady_keepout_m, separation_cost: the guard's crowding hinge.
+        guard_separation_m: the guard-guard distance below which crowding costs (m).
+        lady_keepout_m: the guard-lady distance below which crowding costs (m).
+        separation_cost: the crowding hinge's weight.
         r_catch: paid to the guard (and taken from the bandit) on a catch or a repel.
         r_breach: paid to the bandit (and taken from the guard) on a breach.
-        catch_radius_m, breach_radius_m, catch_speed_mps, breach_speed_mps,
-        catch_dwell_steps, breach_dwell_steps, escape_radius_m, repel_on_empty_tank: the
-            events, as in `LbgEventTermination`.
+        catch_radius_m: as in `LbgEventTermination`.
+        breach_radius_m: as in `LbgEventTermination`.
+        catch_speed_mps: as in `LbgEventTermination`.
+        breach_speed_mps: as in `LbgEventTermination`.
+        catch_dwell_steps: as in `LbgEventTermination`.
+        breach_dwell_steps: as in `LbgEventTermination`.
+        escape_radius_m: as in `LbgEventTermination`.
+        repel_on_empty_tank: as in `LbgEventTermination`.
         dv_cost: reward per m/s of delta-v a side's own propellant paid for.
         scope: ``PER_SIDE``.
     """

@@ -42,7 +42,10 @@ def split_done(
     Args:
         termination_fn: the configuration's termination.
         done: bool[], what it returned.
-        prev_state, state, params, t: its arguments.
+        prev_state: its first argument.
+        state: its second argument.
+        params: its third argument.
+        t: its fourth argument.
     """
     done = jnp.asarray(done, bool)
     events = getattr(termination_fn, "terminal_events", None)

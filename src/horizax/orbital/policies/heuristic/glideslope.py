@@ -67,8 +67,13 @@ def glideslope_u(
     Args:
         x: f32[n, 4], the vehicles' in-plane states ``(R, T, Rdot, Tdot)``.
         x_target: f32[n, 4], each vehicle's target state.
-        max_dv_mps, dt, mean_motion, slope_s, arrival_mps, brake_fraction, hcw_fraction:
-            the law's knobs (module docstring).
+        max_dv_mps: the most delta-v one step may spend (m/s).
+        dt: the step (s).
+        mean_motion: n, the reference orbit's mean motion (rad/s).
+        slope_s: the glideslope's time constant: range rate ``rho / slope_s + arrival_mps``.
+        arrival_mps: the glideslope's closing speed at zero range (m/s).
+        brake_fraction: the share of ``max_dv_mps / dt`` the braking speed assumes.
+        hcw_fraction: the share of the sustainable HCW speed the law allows.
 
     Returns:
         f32[n, 2], radial and along-track impulse, not yet bounded by ``max_dv_mps``: callers
