@@ -49,7 +49,7 @@ def test_readme_first_command_installs_only_the_base_package_and_runs_the_main_j
 
 def test_readme_second_command_installs_the_test_extras_and_runs_the_suite():
     assert _readme_commands()[1] == (
-        'python3 -m pip install -e ".[test,reference]" && python3 -m pytest -n 2'
+        'python3 -m pip install -e ".[test,reference,docs]" && python3 -m pytest -n 2'
     )
 
 
