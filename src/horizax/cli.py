@@ -290,8 +290,5 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``horizax`` console script and ``python -m horizax``."""
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:  # --help, --version (0) or a usage error (2), as a status
-        return exit_.code if isinstance(exit_.code, int) else 2
+    args = build_parser().parse_args(argv)  # usage errors exit 2 here, --version 0
     return args.func(args)
