@@ -82,6 +82,7 @@ def test_the_command_in_a_pseudo_terminal():
         dimensions=(40, 120),
     )
     child.expect("episode running")
+    child.expect_exact("\x1b[38;2;")  # a terminal gets colour (tests/test_terminal.py: the rest)
     keys = {"up": "\x1b[A", "right": "\x1b[C"}
     for count, key in enumerate(TO_THE_GOAL, start=1):
         child.send(keys[key])

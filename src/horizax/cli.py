@@ -15,23 +15,23 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from horizax.cli_support import (
+    HelpfulParser,
+    at_least,
+    did_you_mean,
+    fail,
+    list_command,
+    progress,
+    version,
+)
+from horizax.cli_train import add_train_commands, train_commands
+
 DEFAULT_ENV = "MiniGrid-DoorKey-8x8-v0"
-DEFAULT_TRAIN_ENV = "MiniGrid-Empty-8x8-v0"
-
-
-def _progress(done: int, total: int, width: int = 30) -> None:
-    filled = int(width * done / total)
-    bar = "#" * filled + "-" * (width - filled)
-    sys.stderr.write(f"\r[{bar}] {done}/{total} steps")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
 
 
 def rollout_stats(
@@ -110,7 +110,7 @@ def rollout_stats(
     for i, chunk_key in enumerate(jax.random.split(run_key, chunks)):
         carry = chunk_fn(carry, chunk_key)
         jax.block_until_ready(carry)
-        _progress((i + 1) * chunk_len, total_steps)
+        progress((i + 1) * chunk_len, total_steps)
     run_s = time.perf_counter() - start
     episodes, returns, terminated, truncated, successes = (x.item() for x in carry[2])
     return {
@@ -155,27 +155,17 @@ def _compile_both(
     return init_fn, lowered_chunk.compile()
 
 
-def _cmd_list(_: argparse.Namespace) -> int:
-    from horizax.core.registry import registered_ids
-
-    for env_id in registered_ids():
-        print(env_id)
-    return 0
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     from horizax.core.registry import resolve
 
     try:
         env_id = resolve(args.env)
     except ValueError as err:
-        print(f"horizax: {err}", file=sys.stderr)
-        return 2
+        return fail(err)
     try:
         stats = rollout_stats(env_id, args.batch, args.steps, args.seed, devices=args.devices)
     except ValueError as err:  # --devices beyond JAX's, or a batch they do not divide
-        print(f"horizax: {err}", file=sys.stderr)
-        return 2
+        return fail(err)
     print(f"environment      {stats['env']}  (batch {stats['batch']}, {stats['steps']} steps)")
     print(f"episodes ended   {stats['episodes']}")
     print(f"  terminated     {stats['terminated']}")
@@ -188,48 +178,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: an int >= ``minimum`` (argparse reports anything else as a usage
-    error naming the option, exit status 2, instead of a traceback)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``horizax`` command."""
-    parser = argparse.ArgumentParser(
-        prog="horizax", description=__doc__.splitlines()[0] if __doc__ else None
-    )
+    parser = HelpfulParser(prog="horizax", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", action="version", version=f"horizax {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="print every registered environment id").set_defaults(
-        func=_cmd_list
+    listing = sub.add_parser("list", help="print every environment id, or a family's")
+    listing.add_argument(
+        "--family",
+        metavar="F",
+        help="only family F (DoorKey, Maze, ...; or gridworld, maze, orbital), described",
     )
+    listing.set_defaults(func=list_command)
     run = sub.add_parser("run", help="batched random rollout as one jitted scan")
     run.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
-    run.add_argument("--batch", type=_at_least(1), default=256, help="number of environments")
-    run.add_argument("--steps", type=_at_least(1), default=1000, help="steps per environment")
-    run.add_argument("--seed", type=_at_least(0), default=0, help="PRNG seed")
+    run.add_argument("--batch", type=at_least(1), default=256, help="number of environments")
+    run.add_argument("--steps", type=at_least(1), default=1000, help="steps per environment")
+    run.add_argument("--seed", type=at_least(0), default=0, help="PRNG seed")
     run.add_argument(
         "--devices",
-        type=_at_least(1),
+        type=at_least(1),
         default=None,
         help="devices to shard the batch over (default: all of JAX's; --batch a multiple)",
     )
     run.set_defaults(func=_cmd_run)
     render = sub.add_parser("render", help="draw one episode as a GIF or PNG frames")
     render.add_argument("--env", help="environment id (default: the --policy run's)")
-    render.add_argument("--seed", type=_at_least(0), default=0, help="environment and policy seed")
+    render.add_argument("--seed", type=at_least(0), default=0, help="environment and policy seed")
     render.add_argument(
-        "--steps", type=_at_least(1), help="at most this many steps (default: the time limit)"
+        "--steps", type=at_least(1), help="at most this many steps (default: the time limit)"
     )
     render.add_argument(
         "--policy", default="random", help="'random' (default) or a `horizax train` run folder"
@@ -241,22 +218,22 @@ def build_parser() -> argparse.ArgumentParser:
     render.set_defaults(func=_cmd_render)
     play = sub.add_parser("play", help="play a gridworld or the Maze by hand in the terminal")
     play.add_argument("--env", default="MiniGrid-DoorKey-5x5-v0", help="a gridworld or Maze id")
-    play.add_argument("--seed", type=_at_least(0), default=0, help="the first episode's seed")
+    play.add_argument("--seed", type=at_least(0), default=0, help="the first episode's seed")
     play.set_defaults(func=_cmd_play)
     bench = sub.add_parser(
         "bench", help="steps/s, compile time and memory, optionally against a peer library"
     )
     bench.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
-    bench.add_argument("--batch", type=_at_least(1), default=1024, help="environments B")
-    bench.add_argument("--steps", type=_at_least(1), default=1000, help="steps per environment T")
+    bench.add_argument("--batch", type=at_least(1), default=1024, help="environments B")
+    bench.add_argument("--steps", type=at_least(1), default=1000, help="steps per environment T")
     bench.add_argument(
         "--vs",
         choices=("navix", "xminigrid", "jumanji", "orbitalgym"),
         help="also run the peer's version of the task, in this process",
     )
-    bench.add_argument("--repeats", type=_at_least(1), default=3, help="timed calls (best counts)")
+    bench.add_argument("--repeats", type=at_least(1), default=3, help="timed calls (best counts)")
     bench.set_defaults(func=_cmd_bench)
-    _add_train_commands(sub)
+    add_train_commands(sub)
     return parser
 
 
@@ -266,8 +243,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     try:
         results = bench(args.env, args.batch, args.steps, vs=args.vs, repeats=args.repeats)
     except (ValueError, ImportError) as err:
-        print(f"horizax: {err}", file=sys.stderr)
-        return 2
+        return fail(err)
     print(format_report(results))
     return 0
 
@@ -278,8 +254,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     try:
         return play(args.env, args.seed)
     except ValueError as err:
-        print(f"horizax: {err}", file=sys.stderr)
-        return 2
+        return fail(err)
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -289,7 +264,12 @@ def _cmd_render(args: argparse.Namespace) -> int:
     try:
         policy_fn, env_id = None, resolve(args.env) if args.env else None
         if args.policy != "random":
-            commands = _train_commands("render --policy RUN_DIR")
+            if not Path(args.policy).is_dir():  # a typo of 'random', or a run that is not there
+                raise ValueError(
+                    f"unknown policy {args.policy!r}: 'random' or a `horizax train` run folder."
+                    + did_you_mean(args.policy, ["random"])
+                )
+            commands = train_commands("render --policy RUN_DIR")
             if commands is None:
                 return 2
             run, learner, state = commands.load_run(args.policy)
@@ -300,8 +280,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         recording = record_episode(env_id, seed=args.seed, steps=args.steps, policy_fn=policy_fn)
         paths = write_frames(recording.frames, args.out or f"{env_id}.gif", fps=args.fps)
     except (ValueError, TypeError, ImportError, FileNotFoundError) as err:
-        print(f"horizax: {err}", file=sys.stderr)
-        return 2
+        return fail(err)
     print(f"environment      {env_id}  (seed {args.seed}, policy {args.policy})")
     print(f"steps            {recording.length} ({recording.ending})")
     print(f"return           {recording.total_return:.4f}")
@@ -309,113 +288,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_train_commands(sub: Any) -> None:
-    """``train`` and ``eval`` (PPO, extra ``train``; imported when run)."""
-    train = sub.add_parser("train", help="train PPO on an id (extra 'train')")
-    train.add_argument("--env", help="environment id (not with --resume)")
-    train.add_argument("--total-steps", type=_at_least(1), help="environment steps in all")
-    train.add_argument("--num-envs", type=_at_least(1), help="environments stepped together")
-    train.add_argument("--seed", type=_at_least(0), default=0, help="PRNG seed")
-    train.add_argument("--out", default="runs/ppo", help="run directory (default runs/ppo)")
-    train.add_argument("--config", help="a JSON file of PPO settings (PPOConfig fields)")
-    train.add_argument(
-        "--truncation-as-termination",
-        action="store_true",
-        help="bootstrap from zero on truncations (the common mistake), for ablations",
-    )
-    train.add_argument("--devices", type=_at_least(1), help="devices (default: all)")
-    train.add_argument("--resume", metavar="DIR", help="continue the run in DIR exactly")
-    train.add_argument("--checkpoint-every", type=_at_least(1), default=10, help="updates")
-    train.set_defaults(func=_cmd_train)
-    evaluate = sub.add_parser("eval", help="evaluate a trained run (extra 'train')")
-    evaluate.add_argument("--run", required=True, metavar="DIR", help="a run directory")
-    evaluate.add_argument("--episodes", type=_at_least(1), default=16)
-    evaluate.add_argument("--seed", type=_at_least(0), default=12345)
-    evaluate.add_argument("--greedy", action="store_true", help="argmax / mean actions")
-    evaluate.add_argument("--gif", metavar="PATH", help="write the first episode as a GIF")
-    evaluate.set_defaults(func=_cmd_eval)
-
-
-def _train_commands(command: str) -> Any:
-    """`horizax.train.commands`, or None after saying which extra ``command`` needs."""
-    try:
-        from horizax.train import commands
-    except ImportError as err:
-        print(
-            f"horizax: {command} needs the extra: pip install 'horizax[train]' ({err})",
-            file=sys.stderr,
-        )
-        return None
-    return commands
-
-
-def _cmd_train(args: argparse.Namespace) -> int:
-    import json
-
-    from horizax.core.registry import resolve
-
-    commands = _train_commands("train")
-    if commands is None:
-        return 2
-    try:
-        overrides = json.loads(Path(args.config).read_text()) if args.config else {}
-        if args.total_steps is not None:
-            overrides["total_steps"] = args.total_steps
-        if args.num_envs is not None:
-            overrides["num_envs"] = args.num_envs
-        if args.truncation_as_termination:
-            overrides["truncation_as_termination"] = True
-        if args.resume:
-            if args.env:
-                raise ValueError("--resume continues the run's own env; drop --env")
-            rows = commands.train(
-                None,
-                args.resume,
-                overrides=overrides,
-                devices=args.devices,
-                resume=True,
-                checkpoint_every=args.checkpoint_every,
-            )
-            out = args.resume
-        else:
-            env_id = resolve(args.env or DEFAULT_TRAIN_ENV)
-            rows = commands.train(
-                env_id,
-                args.out,
-                seed=args.seed,
-                overrides=overrides,
-                devices=args.devices,
-                checkpoint_every=args.checkpoint_every,
-            )
-            out = args.out
-    except (ValueError, TypeError, FileNotFoundError) as err:
-        print(f"horizax: {err}", file=sys.stderr)
-        return 2
-    last = rows[-1] if rows else {}
-    print(f"run              {out}")
-    print(f"updates          {last.get('update', 0)} ({last.get('env_steps', 0):,} steps)")
-    print(f"mean return      {last.get('mean_return', float('nan')):.4f} (last update)")
-    print(f"success rate     {last.get('success_rate', float('nan')):.4f} (last update)")
-    return 0
-
-
-def _cmd_eval(args: argparse.Namespace) -> int:
-    commands = _train_commands("eval")
-    if commands is None:
-        return 2
-    try:
-        report = commands.evaluate(
-            args.run, episodes=args.episodes, seed=args.seed, greedy=args.greedy, gif=args.gif
-        )
-    except (ValueError, TypeError, FileNotFoundError) as err:
-        print(f"horizax: {err}", file=sys.stderr)
-        return 2
-    for name, value in report.items():
-        print(f"{name:<16} {value:.4f}" if isinstance(value, float) else f"{name:<16} {value}")
-    return 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``horizax`` console script and ``python -m horizax``."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # usage errors exit 2 here, --version 0
     return args.func(args)

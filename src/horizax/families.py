@@ -19,3 +19,13 @@ def register_families() -> None:
 
     for family in (grid, maze, orbital):
         registry.register_all(family.ENVIRONMENTS, family.ALIASES)
+
+
+def family_catalog() -> list[registry.Family]:
+    """Every family with its ids and one-line summary, in registration order (gridworlds,
+    the Maze, the orbital games); each summary is the family's own docstring's first line."""
+    from horizax.grid import registry as grid
+    from horizax.maze import registration as maze
+    from horizax.orbital import registration as orbital
+
+    return [*grid.families(), *maze.families(), *orbital.families()]

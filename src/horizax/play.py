@@ -1,6 +1,7 @@
 """``horizax play``: a gridworld or the Maze by hand, in the terminal.
 
-The level is drawn with coloured Unicode cells (24-bit ANSI colours, two columns per cell)
+The level is drawn with coloured Unicode cells (24-bit ANSI colours, two columns per cell;
+colour only on a terminal, see `play`)
 under a header with the mission, the step count against the time limit, the last action's
 reward, the episode's return and how it ended: *terminated* (the task ended it) or
 *truncated* (the time limit cut it). Keys, as MiniGrid's ``manual_control``:
@@ -86,13 +87,15 @@ def parse_keys(data: bytes) -> list[str]:
     return keys
 
 
-def _paint(text: str, rgb: Any) -> str:
+def _paint(text: str, rgb: Any, coloured: bool = True) -> str:
+    if not coloured:
+        return text
     r, g, b = (int(c) for c in rgb)
     return f"\x1b[38;2;{r};{g};{b}m{text}{_RESET_STYLE}"
 
 
-def draw_grid(state: Any) -> str:
-    """The gridworld ``state`` (one, unbatched) as coloured text, row by row."""
+def draw_grid(state: Any, coloured: bool = True) -> str:
+    """The gridworld ``state`` (one, unbatched) as text, row by row, coloured if ``coloured``."""
     from horizax.grid import constants as C
 
     grid = np.asarray(state.grid)
@@ -105,24 +108,24 @@ def draw_grid(state: Any) -> str:
             kind, colour, door = (int(v) for v in grid[x, y])
             rgb = C.COLOR_RGB[colour]
             if (x, y) == (ax, ay):
-                cells.append(_paint(_ARROWS[direction] + " ", C.COLOR_RGB[C.RED]))
+                cells.append(_paint(_ARROWS[direction] + " ", C.COLOR_RGB[C.RED], coloured))
             elif kind == C.WALL:
-                cells.append(_paint("██", rgb))
+                cells.append(_paint("██", rgb, coloured))
             elif kind == C.DOOR:
-                cells.append(_paint(("□", "▣", "⊠")[door] + " ", rgb))
+                cells.append(_paint(("□", "▣", "⊠")[door] + " ", rgb, coloured))
             elif kind in (C.KEY, C.BALL, C.BOX, C.GOAL, C.LAVA, C.FLOOR):
                 symbol = {C.KEY: "⚷", C.BALL: "●", C.BOX: "▢", C.GOAL: "■", C.LAVA: "≈"}
-                cells.append(
-                    _paint(symbol.get(kind, "·") + " ", (255, 128, 0) if kind == C.LAVA else rgb)
-                )
+                shade = (255, 128, 0) if kind == C.LAVA else rgb
+                cells.append(_paint(symbol.get(kind, "·") + " ", shade, coloured))
             else:
                 cells.append("  ")
         rows.append("".join(cells))
     return "\n".join(rows)
 
 
-def draw_maze(state: Any) -> str:
-    """The Maze ``state`` (one, unbatched) as coloured text: walls, agent ◆, target ★."""
+def draw_maze(state: Any, coloured: bool = True) -> str:
+    """The Maze ``state`` (one, unbatched) as text: walls, agent ◆, target ★, coloured if
+    ``coloured``."""
     walls = np.asarray(state.walls)
     agent = (int(np.asarray(state.agent_position.row)), int(np.asarray(state.agent_position.col)))
     target = (
@@ -134,11 +137,11 @@ def draw_maze(state: Any) -> str:
         cells = []
         for c in range(walls.shape[1]):
             if (r, c) == agent:
-                cells.append(_paint("◆ ", (0, 200, 0)))
+                cells.append(_paint("◆ ", (0, 200, 0), coloured))
             elif (r, c) == target:
-                cells.append(_paint("★ ", (255, 0, 0)))
+                cells.append(_paint("★ ", (255, 0, 0), coloured))
             else:
-                cells.append(_paint("██", (90, 90, 90)) if walls[r, c] else "  ")
+                cells.append(_paint("██", (90, 90, 90), coloured) if walls[r, c] else "  ")
         rows.append("".join(cells))
     return "\n".join(rows)
 
@@ -201,8 +204,9 @@ class Session:
                 self.ending = "truncated"
         return True
 
-    def screen(self) -> str:
-        """The whole screen: header, level, help line (no cursor movement)."""
+    def screen(self, coloured: bool = True) -> str:
+        """The whole screen: header, level (coloured if ``coloured``), help line (no cursor
+        movement)."""
         state = self._unbatch(self.env_state.state)
         lines = [f"{self.env_id}  seed {self.seed}"]
         if self.is_grid:
@@ -225,7 +229,7 @@ class Session:
             lines.append("episode TRUNCATED (time limit): r for a new one, q quits")
         else:
             lines.append("episode running")
-        lines += ["", draw_grid(state) if self.is_grid else draw_maze(state), ""]
+        lines += ["", (draw_grid if self.is_grid else draw_maze)(state, coloured), ""]
         lines.append(GRID_HELP if self.is_grid else MAZE_HELP)
         return "\n".join(lines)
 
@@ -234,8 +238,17 @@ def play(
     env_id: str, seed: int = 0, *, stdin_fd: int | None = None, out: TextIO | None = None
 ) -> int:
     """Runs a session until ``q``: reads keys from ``stdin_fd`` (a terminal is switched to
-    cbreak mode and restored), redraws on ``out`` after each key. Returns the exit status."""
+    cbreak mode and restored), redraws on ``out`` after each key. Returns the exit status.
+
+    Colours and screen clearing go only to a terminal: ``out`` that is not one (a pipe, a
+    file) gets plain screens one after the other. ``NO_COLOR`` turns colour off and
+    ``FORCE_COLOR`` on (`horizax.terminal.use_colour`).
+    """
+    from horizax.terminal import use_colour
+
     stream: TextIO = out if out is not None else sys.stdout
+    coloured = use_colour(stream)
+    clear = "\x1b[H\x1b[2J" if stream.isatty() else "\n"
     session = Session(env_id, seed)  # refuses a bad id or family before touching the terminal
     fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
     saved = None
@@ -248,7 +261,7 @@ def play(
     try:
         running = True
         while running:
-            stream.write("\x1b[H\x1b[2J" + session.screen() + "\n")
+            stream.write(clear + session.screen(coloured) + "\n")
             stream.flush()
             data = os.read(fd, 32)
             if not data:  # end of input

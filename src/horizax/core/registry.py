@@ -7,11 +7,55 @@ call to `make`, `resolve` or `registered_ids`, so nothing is registered at impor
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 Factory = Callable[..., Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """A family of environments as listings show it (``horizax list --family``).
+
+    Attributes:
+        name: the family's name, e.g. ``"DoorKey"``, ``"Maze"``, ``"LadyBanditGuard"``.
+        group: the kind of environment it belongs to: ``"gridworld"``, ``"maze"``, ...
+        summary: one line saying what the task is, from the family's own docstring.
+        env_ids: its registered ids (aliases excluded), sorted.
+    """
+
+    name: str
+    group: str
+    summary: str
+    env_ids: tuple[str, ...]
+
+
+def family_from_doc(
+    doc: str | None, group: str, env_ids: Iterable[str], *, name: str | None = None
+) -> Family:
+    """A `Family` described by the first line of a docstring.
+
+    A first line ``"DoorKey: pick up the key, ..."`` gives the name ``DoorKey`` (the first
+    of several comma-separated names) and the summary after the colon; with ``name`` given,
+    the whole first line is the summary.
+
+    Raises:
+        ValueError: a docstring without a first line, or without a ``Name:`` heading when
+            ``name`` is not given (the family would have no name to list it by).
+    """
+    # reST literals read as quotes on a terminal: ``done`` -> 'done'.
+    first = (doc or "").strip().split("\n", 1)[0].strip().replace("``", "'")
+    if name is None:
+        heading, colon, first = first.partition(": ")
+        name = heading.split(",")[0].strip()
+        if not colon or not name or " " in name:
+            raise ValueError(f"a family docstring must start with 'Name: summary', got {doc!r}")
+    if not first:
+        raise ValueError(f"family {name!r} has no docstring summary to list")
+    return Family(name, group, first[0].upper() + first[1:], tuple(sorted(env_ids)))
+
 
 _REGISTRY: dict[str, Factory] = {}
 _ALIASES: dict[str, str] = {}

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
+from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
     crossing,
     distshift,
@@ -70,3 +71,11 @@ def _union(name: str) -> dict[str, Any]:
 
 ENVIRONMENTS: dict[str, Callable[..., Any]] = _union("ENVIRONMENTS")
 ALIASES: dict[str, str] = _union("ALIASES")
+
+
+def families() -> list[Family]:
+    """One `Family` per module, named and summarised by its docstring's first line."""
+    return [
+        family_from_doc(module.__doc__, "gridworld", module.ENVIRONMENTS)
+        for module in FAMILY_MODULES
+    ]

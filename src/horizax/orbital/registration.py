@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ALIASES", "ENVIRONMENTS", "make_orbital"]
+__all__ = ["ALIASES", "ENVIRONMENTS", "families", "make_orbital"]
 
 
 def _builder(game: str) -> Callable[..., Any]:
@@ -178,3 +178,18 @@ def _factory(game: str, env_id: str) -> Callable[..., Any]:
 
 ENVIRONMENTS = {f"Orbital-{game}-v0": _factory(game, f"Orbital-{game}-v0") for game in _CONTROLLED}
 ALIASES: dict[str, str] = {}
+
+
+def families() -> list[Any]:
+    """One `horizax.core.registry.Family` per game, summarised by its game module's docstring
+    (``"Lady-Bandit-Guard: guards defend the lady, ..."``) under the name in its id."""
+    import importlib
+
+    from horizax.core.registry import family_from_doc
+
+    out = []
+    for game in _CONTROLLED:
+        module = importlib.import_module(_builder(game).__module__)
+        family = family_from_doc(module.__doc__, "orbital", [f"Orbital-{game}-v0"])
+        out.append(dataclasses.replace(family, name=game))
+    return out
