@@ -256,8 +256,7 @@ class PPO:
     def compile_run(self, state: TrainState, num_updates: int) -> Any:
         """`run` compiled ahead of time: ``program(state) -> (state, metrics)``."""
         num_updates = int_in_range(num_updates, "num_updates", maximum=2**31 - 1)
-        compiled = self._run.lower(state, num_updates).compile()
-        return lambda ts: compiled(ts)
+        return self._run.lower(state, num_updates).compile()
 
     def act(self, state: TrainState, observation: Any, key: Array, greedy: bool = False) -> Array:
         """Actions for an observation batch ``[N, ...]`` (the mean / argmax if ``greedy``)."""
