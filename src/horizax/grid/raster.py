@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from horizax.grid import constants as C
 
@@ -90,7 +91,7 @@ def _agent_triangle(direction: int) -> Mask:
     return mask
 
 
-def _shapes(obj: int, colour: int, state: int) -> list[tuple[Mask, object]]:
+def _shapes(obj: int, colour: int, state: int) -> list[tuple[Mask, ArrayLike]]:
     """``(mask, colour)`` pairs painting one encoding, in order (grid lines excluded)."""
     rgb = C.COLOR_RGB[colour]
     if obj in (C.WALL, C.GOAL):
@@ -98,7 +99,7 @@ def _shapes(obj: int, colour: int, state: int) -> list[tuple[Mask, object]]:
     if obj == C.FLOOR:
         return [(_rect(0.031, 1, 0.031, 1), rgb / 2)]
     if obj == C.LAVA:
-        shapes: list[tuple[Mask, object]] = [(_rect(0, 1, 0, 1), _LAVA)]
+        shapes: list[tuple[Mask, ArrayLike]] = [(_rect(0, 1, 0, 1), _LAVA)]
         for i in range(3):
             low, high = 0.3 + 0.2 * i, 0.4 + 0.2 * i
             for x0, y0, x1, y1 in ((0.1, low, 0.3, high), (0.3, high, 0.5, low)):

@@ -117,7 +117,7 @@ def tile_index(encoding: Array, agent_slot: Array, highlight: Array) -> Array:
     state = jnp.clip(enc[..., 2], 0, C.NUM_STATES - 1)
     row = (obj * C.NUM_COLORS + colour) * C.NUM_STATES + state
     slot = jnp.clip(agent_slot, 0, NO_AGENT)
-    return (row * _SLOTS + slot) * 2 + highlight.astype(jnp.int32)
+    return (row * _SLOTS + slot) * 2 + jnp.asarray(highlight).astype(jnp.int32)
 
 
 def _compose(encoding: Array, agent_slot: Array, highlight: Array, tile_size: int) -> Array:
@@ -194,9 +194,7 @@ _AGENT_CELL[view.VIEW // 2, view.VIEW - 1] = True
 _POV_SLOTS = np.where(_AGENT_CELL, 3, NO_AGENT).astype(np.int32)  # the agent faces up
 
 
-def render_view(
-    state: State, tile_size: int = TILE_SIZE, see_through_walls: bool = False
-) -> Array:
+def render_view(state: State, tile_size: int = TILE_SIZE, see_through_walls: bool = False) -> Array:
     """MiniGrid's first-person frame, ``get_frame(tile_size=T, agent_pov=True)``.
 
     The 7 x 7 view area as the agent faces it: off-grid cells are walls, what the agent
