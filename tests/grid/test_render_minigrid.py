@@ -205,7 +205,7 @@ def test_frames_equal_minigrids_quick(env_id):
     # A fast subset of the slow test: an occluded family, a see-through one, boxes carried.
     snapshots = minigrid_states(env_id, 50, seed=7)
     assert assert_frames_equal(env_id, snapshots, 8) == 150
-    assert assert_frames_equal(env_id, snapshots, 32) == 6
+    assert assert_frames_equal(env_id, snapshots, 32) == 3
 
 
 def test_rgb_observations_are_the_wrappers_images():
