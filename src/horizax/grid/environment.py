@@ -129,11 +129,9 @@ class Environment:
         observation_space_override: a space to report instead of the one derived from
             ``observation_fn`` (`observations.observation_space`: any function works, its
             bounds declared with `horizax.core.spaces.with_bounds` or its dtype's range).
-        see_through_walls: MiniGrid's flag of the same name: the agent sees its whole view
-            area, without occlusion. It decides which cells the frames (`render`, and RGB
-            observations left to follow the environment, `observations.RGBObservation`)
-            highlight; MiniGrid's Empty, DistShift, Dynamic-Obstacles, Fetch, GoToDoor,
-            GoToObject and PutNear set it (default False).
+        see_through_walls: MiniGrid's flag: the agent sees its whole view area. Frames
+            (`render`, and an RGB ``observation_fn`` left to follow it, which is bound to it
+            here) highlight accordingly; set by the families whose MiniGrid envs set it.
         env_id: the registered id this was built from ("" if none).
     """
 
@@ -326,19 +324,9 @@ class Environment:
         )
 
     def render(self, state: State, tile_size: int = 32, highlight: bool = True) -> np.ndarray:
-        """MiniGrid's ``render()`` frame (``render_mode="rgb_array"``) of one unbatched state.
-
-        Equal pixel for pixel to MiniGrid's ``get_frame(highlight, tile_size)``
-        (`horizax.grid.render.render_grid`), with this environment's ``see_through_walls``.
-
-        Args:
-            state: an unbatched `State`.
-            tile_size: the tile edge T in pixels (MiniGrid's default 32).
-            highlight: lighten the cells the agent sees (MiniGrid's default True).
-
-        Returns:
-            u8[H*T, W*T, 3] numpy array.
-        """
+        """u8[H*T, W*T, 3] numpy: MiniGrid's ``render()`` frame (``rgb_array``) of one
+        unbatched state, ``get_frame(highlight, tile_size)`` pixel for pixel, with this
+        environment's ``see_through_walls`` (`horizax.grid.render.render_grid`)."""
         return render_image(
             state, tile_size, highlight=highlight, see_through_walls=self.see_through_walls
         )
