@@ -9,8 +9,8 @@ encodings, box contents included) and rendered by both. Compared with max abs di
   ``see_through_walls``) against ``get_frame(highlight=True)`` and ``get_frame(agent_pov=True)``,
   and `render.render_grid` without highlight against ``get_frame(highlight=False)``;
 * tile size 9 (odd, so a tile's centre falls on a pixel), every 20th state, all three frames;
-* tile size 32 (``get_frame``'s and ``render()``'s default), every 50th state:
-  `Environment.render` with and without highlight, and the first-person frame.
+* tile size 32 (``get_frame``'s and ``render()``'s default), every 50th state: the three
+  frames, and for a few of them `Environment.render` with and without highlight.
 
 horizax renders each batch of states with one jitted `vmap`; MiniGrid caches its tiles.
 """
@@ -188,6 +188,15 @@ def test_frames_equal_minigrids_on_random_states(env_id):
     snapshots = minigrid_states(env_id, NUM_STATES)
     compared = sum(assert_frames_equal(env_id, snapshots, t) for t in (8, 9, 32))
     assert compared == 3 * (NUM_STATES + NUM_STATES // 20 + NUM_STATES // 50)
+    env = horizax.make(env_id)
+    for snapshot in [s for s in snapshots if ("grid", 32, True) in s["frames"]][:3]:
+        state = jax.tree.map(lambda x: x[0], stacked_state([snapshot]))
+        for highlight in (True, False):
+            np.testing.assert_array_equal(
+                env.render(state, highlight=highlight),
+                snapshot["frames"][("grid", 32, highlight)],
+                err_msg=f"{env_id}: Environment.render(highlight={highlight})",
+            )
     # The rollouts must show the agent in many places, not one corner of one layout. The
     # smallest families have few states in all (LavaGapS5: 6 free cells, 4 directions, a few
     # layouts; Empty-Random-6x6: 64), so the bar is what every family can reach.
