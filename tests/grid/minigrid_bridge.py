@@ -44,7 +44,8 @@ def paired(env_id: str, seed: int = 0) -> tuple[Environment, Any]:
 
 
 def assert_same_configuration(env_id: str) -> None:
-    """Size, time limit, action count and default view (occluded or not) equal MiniGrid's."""
+    """Size, time limit, action count, default view (occluded or not) and the
+    ``see_through_walls`` that frames highlight with equal MiniGrid's."""
     from horizax.grid import observations
 
     env, mg = paired(env_id)
@@ -56,6 +57,7 @@ def assert_same_configuration(env_id: str) -> None:
         else observations.symbolic_first_person
     )
     assert env.observation_fn is expected, "default view must follow see_through_walls"
+    assert env.see_through_walls == mg.see_through_walls, "frames must follow see_through_walls"
 
 
 MissionFn = Callable[[Any], Any]

@@ -143,8 +143,11 @@ def test_observation_spaces_of_the_builtin_functions():
         O.symbolic_first_person_see_through: ((7, 7, 3), 10),
         O.categorical: ((6, 5), C.NUM_OBJECTS - 1),
         O.categorical_first_person: ((7, 7), C.NUM_OBJECTS - 1),
-        O.rgb: ((5 * 32, 6 * 32, 3), 255),
-        O.rgb_first_person: ((7 * 32, 7 * 32, 3), 255),
+        O.rgb: ((5 * 8, 6 * 8, 3), 255),
+        O.rgb_first_person: ((7 * 8, 7 * 8, 3), 255),
+        O.rgb_observation(tile_size=32): ((5 * 32, 6 * 32, 3), 255),
+        O.rgb_observation(tile_size=5, highlight=False): ((5 * 5, 6 * 5, 3), 255),
+        O.rgb_first_person_observation(tile_size=9): ((7 * 9, 7 * 9, 3), 255),
     }
     for fn, (shape, high) in expected.items():
         space = O.observation_space(fn, 6, 5)
@@ -152,3 +155,40 @@ def test_observation_spaces_of_the_builtin_functions():
         assert int(np.max(space.high)) == high and int(np.min(space.low)) == 0, fn.__name__
     with pytest.raises(TypeError, match="must return one array"):
         O.observation_space(lambda state: (state.grid, state.grid), 5, 5)
+
+
+def test_rgb_observations_follow_the_environments_see_through_walls():
+    # Unbound (None), an RGB observation takes the environment's flag; explicit ones stay.
+    assert O.rgb.see_through_walls is None and O.rgb.tile_size == O.RGB_TILE_SIZE == 8
+    assert O.rgb.highlight and not O.rgb.first_person and O.rgb_first_person.first_person
+    for env_id, see_through in [
+        ("MiniGrid-Fetch-5x5-N2-v0", True),
+        ("MiniGrid-DoorKey-5x5-v0", False),
+    ]:
+        env = horizax.make(env_id, observation_fn=O.rgb_first_person)
+        assert env.see_through_walls is see_through
+        assert env.observation_fn == O.rgb_first_person_observation(see_through_walls=see_through)
+        pinned = O.rgb_first_person_observation(see_through_walls=not see_through)
+        assert horizax.make(env_id, observation_fn=pinned).observation_fn is pinned
+    # What the flag changes: off-grid walls beyond the border are lit only when seen through.
+    state = make_state(walled_grid(5, 5), (1, 1), 3)  # facing the top wall from a corner
+    t = O.RGB_TILE_SIZE
+    occluded = np.asarray(O.rgb_first_person_observation(t, see_through_walls=False)(state))
+    through = np.asarray(O.rgb_first_person_observation(t, see_through_walls=True)(state))
+    assert np.asarray(O.rgb_first_person(state)).tobytes() == occluded.tobytes()
+    assert (through.astype(int) >= occluded).all() and (through != occluded).any()
+    assert O.rgb.__name__ == "rgb" and O.rgb_first_person.__name__ == "rgb_first_person"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"tile_size": 0}, "tile_size"),
+        ({"tile_size": 8.0}, "tile_size"),
+        ({"highlight": 1}, "highlight"),
+        ({"see_through_walls": "yes"}, "see_through_walls"),
+    ],
+)
+def test_rgb_observation_rejects_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        O.rgb_observation(**kwargs)

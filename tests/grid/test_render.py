@@ -1,4 +1,5 @@
-"""The tile renderer: layout of tiles in the image, the agent overlay, the view, jit/vmap."""
+"""The renderer: tiles in image layout, the agent, the highlight, the first-person view,
+jit/vmap. Equality with MiniGrid's frames is `test_render_minigrid.py`'s (reference)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 import horizax
 from horizax.grid import constants as C
-from horizax.grid import observations, render
+from horizax.grid import observations, raster, render, view
 from horizax.grid.state import make_state, walled_grid
 
 
@@ -31,8 +32,11 @@ def block(image, x, y, t):
     return np.asarray(image)[y * t : (y + 1) * t, x * t : (x + 1) * t]
 
 
-def tile_of(encoding, t):
-    return render.tile_atlas(t)[int(render.encoding_index(jnp.asarray(encoding, jnp.uint8)))]
+def tile_of(encoding, t, slot=render.NO_AGENT, highlight=False):
+    index = render.tile_index(
+        jnp.asarray(encoding, jnp.uint8), jnp.int32(slot), jnp.asarray(highlight)
+    )
+    return render.tile_atlas(t)[int(index)]
 
 
 def red_mask(tile):
@@ -41,16 +45,20 @@ def red_mask(tile):
     return (tile[..., 0] > 128) & (tile[..., 1] < 64) & (tile[..., 2] < 64)
 
 
+NUM_ENCODINGS = C.NUM_OBJECTS * C.NUM_COLORS * C.NUM_STATES
+
+
 @pytest.mark.parametrize("width, height", [(5, 5), (8, 8), (9, 5), (4, 11)])
 @pytest.mark.parametrize("t", [4, 8, 32])
 def test_shapes_and_dtypes(width, height, t):
     # Shapes come from tracing alone (eval_shape); the other tests execute the renderers.
     state = make_state(walled_grid(width, height), (1, 1), 0)
-    image = jax.eval_shape(lambda s: render.render_grid(s, t), state)
-    assert image.shape == (height * t, width * t, 3) and image.dtype == jnp.uint8
-    view = jax.eval_shape(lambda s: render.render_view(s, t), state)
-    assert view.shape == (7 * t, 7 * t, 3) and view.dtype == jnp.uint8
-    assert render.tile_atlas(t).shape == (C.NUM_OBJECTS * C.NUM_COLORS * C.NUM_STATES, t, t, 3)
+    for highlight in (True, False):
+        image = jax.eval_shape(lambda s, h=highlight: render.render_grid(s, t, h), state)
+        assert image.shape == (height * t, width * t, 3) and image.dtype == jnp.uint8
+    pov = jax.eval_shape(lambda s: render.render_view(s, t), state)
+    assert pov.shape == (7 * t, 7 * t, 3) and pov.dtype == jnp.uint8
+    assert render.tile_atlas(t).shape == (NUM_ENCODINGS * 5 * 2, t, t, 3)
 
 
 def test_default_tile_size_and_env_state():
@@ -62,6 +70,23 @@ def test_default_tile_size_and_env_state():
     assert render.render_image(state, first_person=True).shape == (224, 224, 3)
 
 
+def test_atlas_rows_are_raster_tiles():
+    # Spot checks of the index layout: encoding, then agent slot, then highlight.
+    t = 8
+    for encoding, slot, lit in [
+        ((C.DOOR, C.PURPLE, C.LOCKED), 2, True),
+        ((C.KEY, C.BLUE, 0), render.NO_AGENT, False),
+        ((C.LAVA, C.RED, 0), 0, False),
+        ((C.EMPTY, 0, 0), 3, True),
+    ]:
+        agent = None if slot == render.NO_AGENT else slot
+        np.testing.assert_array_equal(
+            tile_of(encoding, t, slot, lit), raster.tile(*encoding, agent, lit, t)
+        )
+    with pytest.raises(ValueError, match="tile_size"):
+        render.tile_atlas(0)
+
+
 @pytest.mark.parametrize("t", [8, 32])
 def test_every_cell_shows_its_tile_at_row_y_column_x(t):
     # A non-square grid, so that swapping x and y could not go unnoticed.
@@ -71,68 +96,108 @@ def test_every_cell_shows_its_tile_at_row_y_column_x(t):
     grid[5, 2] = (C.DOOR, C.PURPLE, C.CLOSED)
     grid[6, 3] = C.LAVA_CELL
     state = make_state(grid, (3, 1), 1)
-    image = render.render_image(state, t)
+    image = render.render_image(state, t, highlight=False)
     for x in range(9):
         for y in range(5):
-            if (x, y) != (3, 1):
-                np.testing.assert_array_equal(block(image, x, y, t), tile_of(grid[x, y], t))
+            slot = 1 if (x, y) == (3, 1) else render.NO_AGENT
+            np.testing.assert_array_equal(block(image, x, y, t), tile_of(grid[x, y], t, slot))
     agent = block(image, 3, 1, t)
     assert red_mask(agent).sum() > 0.15 * t * t
     assert not red_mask(np.delete(image, np.s_[1 * t : 2 * t], axis=0)).any(), "red elsewhere"
 
 
-def test_distinct_encodings_give_distinct_tiles():
-    encodings = [(C.EMPTY, 0, 0), (C.UNSEEN, 0, 0), (C.LAVA, C.RED, 0)]
+def test_distinct_encodings_give_distinct_tiles_except_where_minigrid_draws_alike():
+    encodings = [(C.EMPTY, 0, 0), (C.LAVA, C.RED, 0), C.GOAL_CELL]
     for colour in range(C.NUM_COLORS):
-        for obj in (C.WALL, C.FLOOR, C.KEY, C.BALL, C.BOX, C.GOAL):
-            encodings.append((obj, colour, 0))
+        for obj in (C.WALL, C.FLOOR, C.KEY, C.BALL, C.BOX):
+            if (obj, colour) != (C.WALL, C.GREEN):
+                encodings.append((obj, colour, 0))
         for door_state in (C.OPEN, C.CLOSED, C.LOCKED):
             encodings.append((C.DOOR, colour, door_state))
     for t in (8, 32):
         tiles = {tile_of(e, t).tobytes(): e for e in encodings}
         assert len(tiles) == len(encodings), f"tile size {t}: some encodings share a tile"
+        # MiniGrid draws a green wall as the goal, and unseen or agent encodings as empty.
+        np.testing.assert_array_equal(tile_of((C.WALL, C.GREEN, 0), t), tile_of(C.GOAL_CELL, t))
+        for obj in (C.UNSEEN, C.AGENT):
+            np.testing.assert_array_equal(tile_of((obj, 0, 0), t), tile_of(C.EMPTY_CELL, t))
+    assert not render.tile_atlas(8).flags.writeable
 
 
-def test_unseen_is_black_and_walls_are_not_goals():
-    atlas = render.tile_atlas(16)
-    for colour in range(C.NUM_COLORS):
-        for s in range(C.NUM_STATES):
-            assert not tile_of((C.UNSEEN, colour, s), 16).any()
-    # MiniGrid draws a green wall and the goal identically; horizax's bricks tell them apart.
-    assert not np.array_equal(tile_of((C.WALL, C.GREEN, 0), 16), tile_of(C.GOAL_CELL, 16))
-    assert not atlas.flags.writeable
+def test_box_contents_are_not_drawn_and_out_of_range_fields_clamp():
+    from horizax.grid import cells
 
-
-def test_out_of_range_encodings_clamp_instead_of_failing():
-    assert int(render.encoding_index(jnp.asarray([200, 200, 200], jnp.uint8))) == (
-        C.NUM_OBJECTS * C.NUM_COLORS * C.NUM_STATES - 1
-    )
+    full_box = cells.box_cell(C.RED, (C.KEY, C.BLUE))
+    np.testing.assert_array_equal(tile_of(full_box, 8), tile_of((C.BOX, C.RED, 0), 8))
+    # Object, colour and agent slot clamp to their last values (the state channel's high bits
+    # are box contents, masked off first).
+    index = render.tile_index(jnp.asarray([200, 200, 2], jnp.uint8), jnp.int32(9), True)
+    assert int(index) == NUM_ENCODINGS * 10 - 1
 
 
 @pytest.mark.parametrize("t", [8, 32])
 def test_agent_rotates_with_its_direction(t):
     masks = []
     for d in range(4):
-        image = render.render_image(make_state(walled_grid(5, 5), (2, 3), d), t)
+        image = render.render_image(make_state(walled_grid(5, 5), (2, 3), d), t, highlight=False)
         masks.append(red_mask(block(image, 2, 3, t)))
-    right = masks[0]
-    # Direction 0 points right (+x): the triangle is wide near its left edge, a tip at the right.
-    assert right[:, int(0.25 * t)].sum() > 3 * max(1, right[:, int(0.8 * t)].sum())
-    for d in range(4):  # quarter turns clockwise in the image: right, down (+y), left, up
-        np.testing.assert_array_equal(masks[d], np.rot90(right, k=-d))
-    assert masks[1][int(0.25 * t)].sum() > 3 * max(1, masks[1][int(0.8 * t)].sum())
+    half = t // 2
+    # The wide back of the triangle holds more of its pixels than the half with the tip:
+    # direction 0 points right (+x), then quarter turns clockwise: down (+y), left, up.
+    back_and_tip = [
+        (masks[0][:, :half], masks[0][:, half:]),
+        (masks[1][:half], masks[1][half:]),
+        (masks[2][:, half:], masks[2][:, :half]),
+        (masks[3][half:], masks[3][:half]),
+    ]
+    for d, (back, tip) in enumerate(back_and_tip):
+        assert back.sum() > 1.5 * tip.sum() > 0, f"direction {d} points the wrong way"
+        assert abs(int(masks[d].sum()) - int(masks[0].sum())) <= t // 4, "a turn changed size"
 
 
-def test_agent_is_composited_over_the_cell_it_stands_on():
+def test_agent_is_drawn_over_the_cell_it_stands_on():
     grid = walled_grid(5, 5)
-    grid[2, 2] = C.GOAL_CELL
+    grid[2, 2] = (C.DOOR, C.BLUE, C.OPEN)
     t = 32
-    image = render.render_image(make_state(grid, (2, 2), 0), t)
-    agent = block(image, 2, 2, t)
-    goal = tile_of(C.GOAL_CELL, t)
-    outside = render.agent_alpha(t)[0] == 0
-    np.testing.assert_array_equal(agent[outside], goal[outside])
-    assert red_mask(agent).sum() > 0.15 * t * t
+    agent = block(render.render_image(make_state(grid, (2, 2), 0), t, highlight=False), 2, 2, t)
+    door = tile_of((C.DOOR, C.BLUE, C.OPEN), t)
+    np.testing.assert_array_equal(agent, tile_of((C.DOOR, C.BLUE, C.OPEN), t, slot=0))
+    assert red_mask(agent).sum() > 0.15 * t * t and not red_mask(door).any()
+    # The triangle ends before the open door's leaf along the right edge, which stays.
+    assert (agent[:, -2:, 2] > 150).any()
+    np.testing.assert_array_equal(agent[:, -2:], door[:, -2:])
+
+
+def highlighted_cells(state, t=8, see_through_walls=False):
+    """bool[W, H]: the cells whose tile is the highlighted version of the plain one."""
+    on = render.render_image(state, t, see_through_walls=see_through_walls)
+    off = render.render_image(state, t, highlight=False)
+    width, height = state.grid.shape[:2]
+    return np.array(
+        [
+            [(block(on, x, y, t) != block(off, x, y, t)).any() for y in range(height)]
+            for x in range(width)
+        ]
+    )
+
+
+def test_highlight_lightens_the_cells_the_agent_sees():
+    # Facing the wall column x=4 from (2, 3): the locked door and the wall are opaque, so the
+    # right room stays plain; the view area (x 2..8, y 0..6) lights up up to the wall.
+    state = doorkey_state(agent_pos=(2, 3), agent_dir=0)
+    expected = np.asarray(render.highlight_mask(state))
+    np.testing.assert_array_equal(highlighted_cells(state), expected)
+    assert expected[2, 3] and expected[4, 3], "the agent's cell and the door it faces"
+    assert not expected[5:].any(), "cells behind the wall are lit"
+    assert expected[2:5, :7].all() and expected.sum() == 3 * 7, "x 2..4, y 0..6 only"
+    # Seeing through walls, the whole view area within the grid lights up: x 2..8, y 0..6.
+    through = np.asarray(render.highlight_mask(state, see_through_walls=True))
+    np.testing.assert_array_equal(highlighted_cells(state, see_through_walls=True), through)
+    assert through[2:, :7].all() and through.sum() == 6 * 7
+    # Highlighting brightens: every lit pixel is at least as light as the plain one.
+    on = render.render_image(state, 8).astype(int)
+    off = render.render_image(state, 8, highlight=False).astype(int)
+    assert (on >= off).all() and (on > off).any()
 
 
 def stack(states):
@@ -160,36 +225,36 @@ def test_jit_and_vmap_trace_once():
         np.testing.assert_array_equal(views[i], render.render_image(one, 8, first_person=True))
 
 
-def test_view_draws_the_agent_at_the_bottom_centre_pointing_up_over_what_it_carries():
+def test_view_draws_the_agent_at_the_bottom_centre_facing_up_over_what_it_carries():
     t = 8
     state = doorkey_state(agent_pos=(2, 2), agent_dir=0, carrying=(C.BALL, C.BLUE, 0))
-    agent = block(render.render_image(state, t, first_person=True), 3, 6, t)
-    alpha_up = render.agent_alpha(t)[3]
-    assert (alpha_up == 1).sum() >= 4 and (agent[alpha_up == 1] == (255, 0, 0)).all()
-    # Around the triangle: the carried blue ball, as MiniGrid's view shows it.
-    ball = tile_of((C.BALL, C.BLUE, 0), t)
-    np.testing.assert_array_equal(agent[alpha_up == 0], ball[alpha_up == 0])
-    assert ((agent[..., 2] > 200) & (agent[..., 0] < 50)).any()
-    # Pointing up is the right-pointing triangle turned a quarter counter-clockwise.
-    np.testing.assert_array_equal(alpha_up, np.rot90(render.agent_alpha(t)[0], k=1))
+    pov = render.render_image(state, t, first_person=True)
+    np.testing.assert_array_equal(
+        block(pov, 3, 6, t), tile_of((C.BALL, C.BLUE, 0), t, slot=3, highlight=True)
+    )
 
 
 @pytest.mark.parametrize("agent_pos, agent_dir", [((2, 2), 0), ((3, 3), 0), ((1, 6), 3)])
-def test_view_matches_the_symbolic_view_and_unseen_cells_are_dark(agent_pos, agent_dir):
+def test_view_shows_seen_cells_lit_and_occluded_cells_empty(agent_pos, agent_dir):
     t = 8
     state = doorkey_state(agent_pos=agent_pos, agent_dir=agent_dir)
+    area = np.asarray(view.view_cells(state))
     symbolic = np.asarray(observations.symbolic_first_person(state))
-    view = render.render_image(state, t, first_person=True)
+    pov = render.render_image(state, t, first_person=True)
     unseen = 0
     for i in range(7):
         for j in range(7):
             if (i, j) == (3, 6):
                 continue
-            np.testing.assert_array_equal(block(view, i, j, t), tile_of(symbolic[i, j], t))
-            if symbolic[i, j, 0] == C.UNSEEN:
-                unseen += 1
-                assert not block(view, i, j, t).any(), "an unseen cell is not dark"
+            seen = symbolic[i, j, 0] != C.UNSEEN
+            expected = tile_of(area[i, j] if seen else C.EMPTY_CELL, t, highlight=seen)
+            np.testing.assert_array_equal(block(pov, i, j, t), expected, err_msg=f"{i, j}")
+            unseen += not seen
     assert unseen >= 7, "the state should hide part of the view behind walls"
+    # Seeing through walls, every view cell is drawn as it is, lit.
+    pov = render.render_image(state, t, first_person=True, see_through_walls=True)
+    for i, j in [(0, 0), (6, 0), (3, 3)]:
+        np.testing.assert_array_equal(block(pov, i, j, t), tile_of(area[i, j], t, highlight=True))
 
 
 @pytest.mark.parametrize(
@@ -240,6 +305,6 @@ def test_atlas_is_built_lazily_not_at_import():
     code = (
         "import horizax.grid.render as r, horizax.grid.observations;"
         "assert r.tile_atlas.cache_info().currsize == 0;"
-        "assert r.agent_alpha.cache_info().currsize == 0"
+        "assert r.raster.tile.cache_info().currsize == 0"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -129,6 +129,9 @@ class Environment:
         observation_space_override: a space to report instead of the one derived from
             ``observation_fn`` (`observations.observation_space`: any function works, its
             bounds declared with `horizax.core.spaces.with_bounds` or its dtype's range).
+        see_through_walls: MiniGrid's flag: the agent sees its whole view area. Frames
+            (`render`, and an RGB ``observation_fn`` left to follow it, which is bound to it
+            here) highlight accordingly; set by the families whose MiniGrid envs set it.
         env_id: the registered id this was built from ("" if none).
     """
 
@@ -146,6 +149,7 @@ class Environment:
     autoreset: bool = True
     autoreset_rounds: bool = True
     observation_space_override: Box | None = None
+    see_through_walls: bool = False
     env_id: str = ""
 
     def __post_init__(self) -> None:
@@ -154,7 +158,7 @@ class Environment:
             if isinstance(value, bool) or not isinstance(value, int) or value < 3:
                 raise ValueError(f"{name} must be an int >= 3, got {value!r}")
         object.__setattr__(self, "max_steps", int_in_range(self.max_steps, "max_steps"))
-        for name in ("autoreset", "autoreset_rounds"):
+        for name in ("autoreset", "autoreset_rounds", "see_through_walls"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
         if not 1 <= self.num_actions <= C.NUM_ACTIONS:
@@ -169,6 +173,10 @@ class Environment:
         for name in ("layout_fn", "observation_fn", "reward_fn", "termination_fn"):
             if not callable(getattr(self, name)):
                 raise ValueError(f"{name} must be callable, got {getattr(self, name)!r}")
+        if isinstance(self.observation_fn, observations.RGBObservation):
+            # An RGB observation left to follow the environment sees what this one's agent sees.
+            bound = self.observation_fn.bound_to(self.see_through_walls)
+            object.__setattr__(self, "observation_fn", bound)
 
     @classmethod
     def create(cls, **kwargs: Any) -> Environment:
@@ -315,6 +323,14 @@ class Environment:
             info=step.info,
         )
 
+    def render(self, state: State, tile_size: int = 32, highlight: bool = True) -> np.ndarray:
+        """u8[H*T, W*T, 3] numpy: MiniGrid's ``render()`` frame (``rgb_array``) of one
+        unbatched state, ``get_frame(highlight, tile_size)`` pixel for pixel, with this
+        environment's ``see_through_walls`` (`horizax.grid.render.render_grid`)."""
+        return render_image(
+            state, tile_size, highlight=highlight, see_through_walls=self.see_through_walls
+        )
+
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickles a registry-made environment by id (its layout is a closure); see
         `horizax.core.pickling`."""
@@ -403,9 +419,10 @@ class GridFunctional:
         """One step of the episode in ``state`` (no autoreset: the engine decides)."""
         return staged_step(self, key, state, action)
 
-    def render(self, state: State, tile_size: int = 32) -> np.ndarray:
-        """u8[H*T, W*T, 3] frame of the full grid of one unbatched `State`."""
-        return render_image(state, tile_size)
+    def render(self, state: State, tile_size: int = 32, highlight: bool = True) -> np.ndarray:
+        """u8[H*T, W*T, 3]: MiniGrid's ``render()`` frame of one unbatched `State`
+        (`Environment.render`)."""
+        return self.env.render(state, tile_size, highlight)
 
     def replace(self, **changes: Any) -> GridFunctional:
         """A view of the environment with some configuration changed."""

@@ -12,8 +12,12 @@ Names follow navix; semantics follow Farama MiniGrid 3.2.0:
 * `symbolic` -- the full grid, u8[W, H, 3] indexed ``[x, y]``, with the agent encoded as
   ``(AGENT, red, direction)`` like MiniGrid's ``FullyObsWrapper``.
 * `categorical`, `categorical_first_person` -- the object channel alone, u8[W, H] / u8[7, 7].
-* `rgb`, `rgb_first_person` -- rendered tiles (`horizax.grid.render`), u8[H*T, W*T, 3] and
-  u8[7*T, 7*T, 3], image convention (rows = y).
+* `rgb`, `rgb_first_person` -- MiniGrid's frames pixel for pixel (`horizax.grid.render`), as
+  its ``RGBImgObsWrapper`` and ``RGBImgPartialObsWrapper`` give them with their defaults:
+  tiles of 8 pixels, u8[H*8, W*8, 3] and u8[56, 56, 3], image convention (rows = y). The full
+  frame highlights what the agent sees; the first-person frame highlights it too and empties
+  occluded cells. `rgb_observation` and `rgb_first_person_observation` choose another tile
+  size (and highlight); each follows the environment's ``see_through_walls`` (`RGBObservation`).
 
 Spaces: `observation_space` derives any observation function's `Box`, a user's own
 included: shape and dtype from `jax.eval_shape` on a state of the grid's size, bounds from
@@ -23,6 +27,7 @@ does; a `functools.partial` keeps its function's bounds), else the dtype's full 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import jax
@@ -36,12 +41,16 @@ from horizax.grid import constants as C
 from horizax.grid.state import State, make_state
 
 __all__ = [
+    "RGB_TILE_SIZE",
     "ObservationFn",
+    "RGBObservation",
     "categorical",
     "categorical_first_person",
     "observation_space",
     "rgb",
     "rgb_first_person",
+    "rgb_first_person_observation",
+    "rgb_observation",
     "symbolic",
     "symbolic_first_person",
     "symbolic_first_person_see_through",
@@ -76,16 +85,101 @@ def categorical_first_person(state: State) -> Array:
     return symbolic_first_person(state)[..., 0]
 
 
-@with_bounds(0, 255)
-def rgb(state: State) -> Array:
-    """u8[H*T, W*T, 3]: the full grid rendered with the default tile size."""
-    return render.render_grid(state)
+RGB_TILE_SIZE = 8
+"""The tile edge of the RGB observations: MiniGrid's ``RGBImg(Partial)ObsWrapper`` default."""
 
 
-@with_bounds(0, 255)
-def rgb_first_person(state: State) -> Array:
-    """u8[7*T, 7*T, 3]: the egocentric view rendered with the default tile size."""
-    return render.render_view(state)
+@dataclasses.dataclass(frozen=True)
+class RGBObservation:
+    """An RGB observation function: MiniGrid's frame of a state, pixel for pixel.
+
+    Call it as ``fn(state) -> u8[H*T, W*T, 3]`` (the full grid, `render.render_grid`) or
+    ``u8[7*T, 7*T, 3]`` (``first_person``, `render.render_view`). Build one with
+    `rgb_observation` or `rgb_first_person_observation`.
+
+    Which cells the agent sees (highlighted, and shown in the first-person frame) depends on
+    MiniGrid's ``see_through_walls``. ``None`` follows the environment: an `Environment`
+    given this function binds it to its own ``see_through_walls``; called on its own it
+    means False, MiniGrid's default.
+
+    Attributes:
+        first_person: the agent's view (``RGBImgPartialObsWrapper``) instead of the grid
+            (``RGBImgObsWrapper``).
+        tile_size: the tile edge T in pixels.
+        highlight: highlight the cells the agent sees (full grid only: the first-person
+            frame always does, as MiniGrid's).
+        see_through_walls: the view without occlusion; None follows the environment.
+    """
+
+    first_person: bool = False
+    tile_size: int = RGB_TILE_SIZE
+    highlight: bool = True
+    see_through_walls: bool | None = None
+
+    def __post_init__(self) -> None:
+        size = self.tile_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"tile_size must be a positive int, got {size!r}")
+        for name in ("first_person", "highlight"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        if self.see_through_walls is not None and not isinstance(self.see_through_walls, bool):
+            raise ValueError(
+                f"see_through_walls must be a bool or None, got {self.see_through_walls!r}"
+            )
+
+    @property
+    def __name__(self) -> str:
+        return "rgb_first_person" if self.first_person else "rgb"
+
+    def bound_to(self, see_through_walls: bool) -> RGBObservation:
+        """This function for an environment with that ``see_through_walls`` (an explicit
+        setting wins)."""
+        if self.see_through_walls is not None:
+            return self
+        return dataclasses.replace(self, see_through_walls=see_through_walls)
+
+    def __call__(self, state: State) -> Array:
+        see_through = bool(self.see_through_walls)
+        if self.first_person:
+            return render.render_view(state, self.tile_size, see_through)
+        return render.render_grid(state, self.tile_size, self.highlight, see_through)
+
+
+# Every RGB observation's values are colours: the class carries the declared bounds.
+with_bounds(0, 255)(RGBObservation)
+
+
+def rgb_observation(
+    tile_size: int = RGB_TILE_SIZE, highlight: bool = True, see_through_walls: bool | None = None
+) -> RGBObservation:
+    """MiniGrid's ``RGBImgObsWrapper(env, tile_size)`` image: u8[H*T, W*T, 3].
+
+    Args:
+        tile_size: the tile edge T in pixels (MiniGrid's default 8).
+        highlight: highlight the cells the agent sees (MiniGrid's env default, True).
+        see_through_walls: None follows the environment (see `RGBObservation`).
+    """
+    return RGBObservation(False, tile_size, highlight, see_through_walls)
+
+
+def rgb_first_person_observation(
+    tile_size: int = RGB_TILE_SIZE, see_through_walls: bool | None = None
+) -> RGBObservation:
+    """MiniGrid's ``RGBImgPartialObsWrapper(env, tile_size)`` image: u8[7*T, 7*T, 3].
+
+    Args:
+        tile_size: the tile edge T in pixels (MiniGrid's default 8).
+        see_through_walls: None follows the environment (see `RGBObservation`).
+    """
+    return RGBObservation(True, tile_size, True, see_through_walls)
+
+
+rgb = rgb_observation()
+"""u8[H*8, W*8, 3]: MiniGrid's ``RGBImgObsWrapper`` image (8-pixel tiles, highlighted)."""
+
+rgb_first_person = rgb_first_person_observation()
+"""u8[56, 56, 3]: MiniGrid's ``RGBImgPartialObsWrapper`` image (8-pixel tiles)."""
 
 
 ObservationFn = Callable[[State], Array]

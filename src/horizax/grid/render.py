@@ -1,11 +1,21 @@
-"""Tile rendering of gridworld states: pure JAX, jittable, vmappable and branch-free.
+"""MiniGrid 3.2.0's frames of gridworld states, pixel for pixel: pure JAX, jittable, vmappable.
 
-Every MiniGrid encoding ``(object, colour, state)`` owns one ``T x T`` RGB tile of an atlas
-that is drawn once per tile size with numpy and cached (`tile_atlas`). Rendering a state is
-then a gather of tiles by encoding index, a transpose into image layout (rows = y, columns =
-x, while the state grid is indexed ``[x, y]``) and a red triangle composited over the agent's
-cell. The look follows MiniGrid's (black floor, thin grey grid lines on each tile's top and
-left edges, a red triangle for the agent); the drawing itself is horizax's own.
+Every cell of a frame is one ``T x T`` tile chosen by three things: the cell's MiniGrid
+encoding ``(object, colour, state)``, the agent standing on it (facing one of four directions,
+or no agent) and whether it is highlighted (seen by the agent). `tile_atlas` draws every such
+tile once per tile size with `horizax.grid.raster` (MiniGrid's rasterisation rules) and caches
+it; rendering a state is a gather of tiles by index and a transpose into image layout (rows =
+y, columns = x, while the state grid is indexed ``[x, y]``): no branches, no scatter.
+
+The frames are MiniGrid's ``get_frame``:
+
+* `render_grid` -- ``get_frame(highlight, tile_size, agent_pov=False)``: the whole grid; with
+  ``highlight``, the cells of the agent's 7 x 7 view area that it sees (MiniGrid's occlusion,
+  or the whole area inside the grid for ``see_through_walls`` environments) are blended 30 %
+  towards white.
+* `render_view` -- ``get_frame(tile_size=T, agent_pov=True)``: the 7 x 7 view area as the
+  agent faces it (off-grid cells are walls, occluded cells empty and not highlighted),
+  what the agent carries in its own cell at the bottom centre, the agent facing up.
 
 Example:
     >>> env = horizax.make("MiniGrid-Empty-8x8-v0")
@@ -24,265 +34,231 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.grid import cells, view
+from horizax.grid import cells, raster, view
 from horizax.grid import constants as C
 from horizax.grid.state import State
 
+__all__ = [
+    "NO_AGENT",
+    "TILE_SIZE",
+    "highlight_mask",
+    "render_grid",
+    "render_image",
+    "render_view",
+    "save_png",
+    "tile_atlas",
+    "tile_index",
+]
+
 TILE_SIZE = 32
-"""Default tile edge in pixels (MiniGrid's ``TILE_PIXELS``)."""
+"""Default tile edge in pixels (MiniGrid's ``TILE_PIXELS``, used by its ``render()``)."""
 
-_SUPERSAMPLE = 3  # tiles are drawn at 3x and box-filtered down: cheap anti-aliasing
-_LINE_RGB = (100, 100, 100)
-_AGENT_RGB = (255, 0, 0)
-_LAVA_RGB = (255, 128, 0)
-_BLACK = (0, 0, 0)
-_COLOURLESS = (C.UNSEEN, C.EMPTY, C.LAVA)  # objects drawn the same in every colour
-_STATEFUL = (C.DOOR, C.AGENT)  # objects whose state channel changes the picture
+NO_AGENT = 4
+"""The agent slot of a cell without the agent (slots 0-3: the agent facing that way)."""
 
-
-class _Canvas:
-    """One supersampled tile being drawn.
-
-    Attributes:
-        x, y: f64[n, n], pixel-centre coordinates in tile units ``[0, 1]``; rows are y (down).
-        rgb: f64[n, n, 3], the paint so far.
-        px: the width of one output pixel in tile units.
-    """
-
-    def __init__(self, tile_size: int):
-        n = tile_size * _SUPERSAMPLE
-        centres = (np.arange(n) + 0.5) / n
-        self.y, self.x = np.meshgrid(centres, centres, indexing="ij")
-        self.rgb = np.zeros((n, n, 3))
-        self.px = 1.0 / tile_size
-        self.tile_size = tile_size
-
-    def fill(self, mask: np.ndarray, rgb) -> None:
-        self.rgb[mask] = np.asarray(rgb, dtype=np.float64)
-
-    def rect(self, x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
-        return (self.x >= x0) & (self.x < x1) & (self.y >= y0) & (self.y < y1)
-
-    def disc(self, cx: float, cy: float, r: float) -> np.ndarray:
-        return (self.x - cx) ** 2 + (self.y - cy) ** 2 <= r * r
-
-    def triangle(self, a, b, c) -> np.ndarray:
-        """The pixels on the inner side of all three edges (either winding)."""
-        sides = []
-        for (x0, y0), (x1, y1) in ((a, b), (b, c), (c, a)):
-            sides.append((x1 - x0) * (self.y - y0) - (y1 - y0) * (self.x - x0))
-        sides = np.stack(sides)
-        return np.all(sides >= 0, axis=0) | np.all(sides <= 0, axis=0)
-
-    def grid_lines(self) -> None:
-        """One output pixel of grey on the top and left edges; neighbours supply the rest."""
-        self.fill((self.x < self.px) | (self.y < self.px), _LINE_RGB)
-
-    def tile(self) -> np.ndarray:
-        """u8[T, T, 3]: the paint box-filtered down to the output resolution."""
-        t, s = self.tile_size, _SUPERSAMPLE
-        mean = self.rgb.reshape(t, s, t, s, 3).mean(axis=(1, 3))
-        return np.clip(np.round(mean), 0, 255).astype(np.uint8)
-
-    def coverage(self, mask: np.ndarray) -> np.ndarray:
-        """f32[T, T]: the fraction of each output pixel that ``mask`` covers."""
-        t, s = self.tile_size, _SUPERSAMPLE
-        return mask.reshape(t, s, t, s).mean(axis=(1, 3)).astype(np.float32)
+_SLOTS = 5
+_NUM_ENCODINGS = C.NUM_OBJECTS * C.NUM_COLORS * C.NUM_STATES
+# MiniGrid draws nothing but grid lines for an empty cell; unseen and agent encodings never
+# reach its grids, and raster draws them as empty too.
+_DRAWN_EMPTY = (C.UNSEEN, C.EMPTY, C.AGENT)
+_COLOURLESS = (C.GOAL, C.LAVA)  # drawn the same whatever the colour field says
 
 
-def _agent_mask(canvas: _Canvas) -> np.ndarray:
-    """bool[n, n]: the agent's triangle pointing right (direction 0)."""
-    return canvas.triangle((0.16, 0.2), (0.86, 0.5), (0.16, 0.8))
-
-
-def _draw_door(cv: _Canvas, rgb: np.ndarray, state: int) -> None:
-    w = 0.06  # frame thickness
-    if state == C.OPEN:
-        # Swung fully open: the leaf seen edge-on against the right-hand side of the frame.
-        cv.fill(cv.rect(0.84, 1.0, 0.0, 1.0), rgb)
-        cv.fill(cv.rect(0.89, 0.95, 0.06, 0.94), _BLACK)
-        return
-    cv.fill(cv.rect(0, 1, 0, 1), rgb)
-    if state == C.LOCKED:
-        # A dim, solid leaf with a black keyhole: reads as "shut and needs a key".
-        cv.fill(cv.rect(w, 1 - w, w, 1 - w), 0.45 * rgb)
-        keyhole = cv.disc(0.5, 0.44, 0.09) | cv.triangle((0.5, 0.42), (0.4, 0.68), (0.6, 0.68))
-        cv.fill(keyhole, _BLACK)
-        return
-    # Closed: frame, an inset panel outline and a round handle.
-    cv.fill(cv.rect(w, 1 - w, w, 1 - w), _BLACK)
-    cv.fill(cv.rect(0.14, 0.86, 0.14, 0.86), rgb)
-    cv.fill(cv.rect(0.19, 0.81, 0.19, 0.81), _BLACK)
-    cv.fill(cv.disc(0.7, 0.5, 0.065), rgb)
-
-
-def _draw_object(cv: _Canvas, obj: int, colour: int, state: int) -> None:
-    """Paints one encoding onto a fresh canvas (grid lines already drawn where they show)."""
-    rgb = C.COLOR_RGB[colour].astype(np.float64)
-    if obj == C.WALL:
-        # Solid colour with a faint running-bond brick pattern; the pattern keeps a green
-        # wall distinguishable from a green goal, which MiniGrid draws identically.
-        cv.fill(cv.rect(0, 1, 0, 1), rgb)
-        px = cv.px
-        mortar = (cv.y < px) | ((cv.y >= 0.5) & (cv.y < 0.5 + px))
-        mortar |= (cv.y < 0.5) & (cv.x >= 0.5) & (cv.x < 0.5 + px)
-        mortar |= (cv.y >= 0.5) & (cv.x < px)
-        cv.fill(mortar, 0.72 * rgb)
-    elif obj == C.FLOOR:
-        cv.fill(cv.rect(cv.px, 1, cv.px, 1), 0.5 * rgb)
-    elif obj == C.GOAL:
-        cv.fill(cv.rect(0, 1, 0, 1), rgb)
-    elif obj == C.LAVA:
-        cv.fill(cv.rect(0, 1, 0, 1), _LAVA_RGB)
-        for y0 in (0.3, 0.5, 0.7):  # three sine ripples, ~1 px thick (vertical distance)
-            wave = y0 + 0.05 * np.sin(2 * np.pi * (cv.x - 0.1) / 0.4)
-            cv.fill((np.abs(cv.y - wave) < 0.035) & (cv.x > 0.1) & (cv.x < 0.9), _BLACK)
-    elif obj == C.DOOR:
-        _draw_door(cv, rgb, state)
-    elif obj == C.KEY:
-        cv.fill(cv.disc(0.5, 0.3, 0.18) & ~cv.disc(0.5, 0.3, 0.075), rgb)  # bow
-        cv.fill(cv.rect(0.44, 0.56, 0.46, 0.88), rgb)  # shank
-        cv.fill(cv.rect(0.56, 0.7, 0.62, 0.69) | cv.rect(0.56, 0.7, 0.79, 0.88), rgb)  # bit
-    elif obj == C.BALL:
-        cv.fill(cv.disc(0.5, 0.5, 0.31), rgb)
-        cv.fill(cv.disc(0.4, 0.4, 0.07), rgb + 0.55 * (255 - rgb))  # a glint
-    elif obj == C.BOX:
-        cv.fill(cv.rect(0.13, 0.87, 0.13, 0.87), rgb)
-        cv.fill(cv.rect(0.19, 0.81, 0.19, 0.81), _BLACK)
-        cv.fill(cv.rect(0.17, 0.83, 0.38, 0.44), rgb)  # lid seam
-        cv.fill(cv.rect(0.44, 0.56, 0.44, 0.56), rgb)  # latch
-    elif obj == C.AGENT:
-        # Only in `symbolic`-style encodings, whose state channel is the direction; the atlas
-        # has NUM_STATES (3) states, so direction 3 (up) clamps to 2. States render agents
-        # through `agent_alpha` instead, which has all four.
-        mask = np.rot90(_agent_mask(cv), k=-state)
-        cv.fill(mask, _AGENT_RGB)
-
-
-def _draw_tile(obj: int, colour: int, state: int, tile_size: int) -> np.ndarray:
-    """u8[T, T, 3]: the tile of encoding ``(obj, colour, state)``."""
-    cv = _Canvas(tile_size)
-    if obj != C.UNSEEN:  # unseen stays pure black, without grid lines
-        cv.grid_lines()
-        _draw_object(cv, obj, colour, state)
-    return cv.tile()
+def _canonical(obj: int, colour: int, state: int) -> tuple[int, int, int]:
+    """The encoding drawn like ``(obj, colour, state)`` with the fields it ignores zeroed,
+    so each distinct tile is rasterised once."""
+    if obj in _DRAWN_EMPTY:
+        return (C.EMPTY, 0, 0)
+    return (obj, 0 if obj in _COLOURLESS else colour, state if obj == C.DOOR else 0)
 
 
 @functools.lru_cache(maxsize=8)
 def tile_atlas(tile_size: int = TILE_SIZE) -> np.ndarray:
-    """The tile of every encoding, drawn on first use for each tile size and then cached.
+    """Every tile MiniGrid can draw, drawn on first use for each tile size and then cached.
 
     Args:
-        tile_size: the tile edge T in pixels.
+        tile_size: the tile edge T in pixels (a positive int).
 
     Returns:
-        u8[NUM_OBJECTS * NUM_COLORS * NUM_STATES, T, T, 3] (read-only), where encoding
-        ``(o, c, s)`` is at row ``(o * NUM_COLORS + c) * NUM_STATES + s``.
+        u8[NUM_OBJECTS * NUM_COLORS * NUM_STATES * 5 * 2, T, T, 3] (read-only): the tile of
+        encoding ``(o, c, s)`` with agent slot ``a`` (`NO_AGENT` or a direction) and highlight
+        ``h`` is at row `tile_index`, ``((o * NUM_COLORS + c) * NUM_STATES + s) * 10 + a * 2 +
+        h``.
+
+    Raises:
+        ValueError: if ``tile_size`` is not a positive int.
     """
-    if tile_size < 1:
+    if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 1:
         raise ValueError(f"tile_size must be a positive int, got {tile_size!r}")
-    shape = (C.NUM_OBJECTS, C.NUM_COLORS, C.NUM_STATES)
-    atlas = np.zeros((*shape, tile_size, tile_size, 3), dtype=np.uint8)
-    drawn: dict[tuple[int, int, int], np.ndarray] = {}
-    for o, c, s in itertools.product(*map(range, shape)):
-        # Fields an object ignores are zeroed so that equal-looking tiles are drawn once.
-        key = (o, 0 if o in _COLOURLESS else c, s if o in _STATEFUL else 0)
-        if key not in drawn:
-            drawn[key] = _draw_tile(*key, tile_size)
-        atlas[o, c, s] = drawn[key]
+    shape = (C.NUM_OBJECTS, C.NUM_COLORS, C.NUM_STATES, _SLOTS, 2)
+    atlas = np.empty((*shape, tile_size, tile_size, 3), dtype=np.uint8)
+    for o, c, s, slot, lit in itertools.product(*map(range, shape)):
+        agent_dir = None if slot == NO_AGENT else slot
+        atlas[o, c, s, slot, lit] = raster.tile(
+            *_canonical(o, c, s), agent_dir, bool(lit), tile_size
+        )
     atlas = atlas.reshape(-1, tile_size, tile_size, 3)
     atlas.setflags(write=False)
     return atlas
 
 
-@functools.lru_cache(maxsize=8)
-def agent_alpha(tile_size: int = TILE_SIZE) -> np.ndarray:
-    """f32[4, T, T]: per direction, the fraction of each pixel the agent's triangle covers."""
-    cv = _Canvas(tile_size)
-    right = _agent_mask(cv)
-    # np.rot90 with k = -d turns the picture clockwise by d quarter turns: right, down, ...
-    alpha = np.stack([cv.coverage(np.rot90(right, k=-d)) for d in range(4)])
-    alpha.setflags(write=False)
-    return alpha
+def tile_index(encoding: Array, agent_slot: Array, highlight: Array) -> Array:
+    """i32[...]: the `tile_atlas` row of each cell.
 
-
-def encoding_index(encoding: Array) -> Array:
-    """i32[...]: the atlas row of each encoding ``u8[..., 3]`` (out-of-range fields clamp)."""
-    enc = encoding.astype(jnp.int32)
+    Args:
+        encoding: u8[..., 3] MiniGrid encodings (out-of-range fields clamp; boxes may hold
+            their content in the state channel, which MiniGrid does not draw).
+        agent_slot: i32[...], the agent's direction on that cell or `NO_AGENT`.
+        highlight: bool[...], whether the cell is highlighted.
+    """
+    enc = cells.visible(encoding).astype(jnp.int32)
     obj = jnp.clip(enc[..., 0], 0, C.NUM_OBJECTS - 1)
     colour = jnp.clip(enc[..., 1], 0, C.NUM_COLORS - 1)
     state = jnp.clip(enc[..., 2], 0, C.NUM_STATES - 1)
-    return (obj * C.NUM_COLORS + colour) * C.NUM_STATES + state
+    row = (obj * C.NUM_COLORS + colour) * C.NUM_STATES + state
+    slot = jnp.clip(agent_slot, 0, NO_AGENT)
+    return (row * _SLOTS + slot) * 2 + jnp.asarray(highlight).astype(jnp.int32)
 
 
-def _compose(encoding: Array, agent_pos: Array, agent_dir: Array, tile_size: int) -> Array:
-    """u8[H*T, W*T, 3]: tiles of ``encoding`` (u8[W, H, 3], indexed [x, y]) plus the agent."""
+def _compose(encoding: Array, agent_slot: Array, highlight: Array, tile_size: int) -> Array:
+    """u8[H*T, W*T, 3]: the tiles of a u8[W, H, 3] grid (indexed [x, y]) in image layout."""
     width, height = encoding.shape[0], encoding.shape[1]
-    tiles = jnp.asarray(tile_atlas(tile_size))[encoding_index(encoding)]  # [W, H, T, T, 3]
-    # Composite the triangle over the one tile the agent stands on, then select it into place
-    # with a mask: no data-dependent scatter, and an off-grid agent simply is not drawn.
-    x = jnp.clip(agent_pos[0], 0, width - 1)
-    y = jnp.clip(agent_pos[1], 0, height - 1)
-    alpha = jnp.asarray(agent_alpha(tile_size))[agent_dir % 4][..., None]
-    under = tiles[x, y].astype(jnp.float32)
-    red = jnp.asarray(_AGENT_RGB, jnp.float32)
-    agent_tile = jnp.round(under + alpha * (red - under)).astype(jnp.uint8)
-    here = cells.position_mask(width, height, agent_pos)[:, :, None, None, None]
-    tiles = jnp.where(here, agent_tile, tiles)
+    atlas = jnp.asarray(tile_atlas(tile_size))
+    tiles = atlas[tile_index(encoding, agent_slot, highlight)]  # [W, H, T, T, 3]
     # [x, y, row, col, rgb] -> [y, row, x, col, rgb] -> image rows (y) and columns (x).
     return tiles.transpose(1, 2, 0, 3, 4).reshape(height * tile_size, width * tile_size, 3)
 
 
-def render_grid(state: State, tile_size: int = TILE_SIZE) -> Array:
-    """Renders the full grid with the agent, as an image.
+def _seen(view_encoding: Array, see_through_walls: bool) -> Array:
+    """bool[7, 7]: the view cells the agent sees (MiniGrid's ``gen_obs_grid`` mask)."""
+    if see_through_walls:
+        return jnp.ones(view_encoding.shape[:2], jnp.bool_)
+    return view.visibility_mask(cells.see_behind(view_encoding))
+
+
+def highlight_mask(state: State, see_through_walls: bool = False) -> Array:
+    """bool[W, H]: the grid cells MiniGrid highlights in a full frame.
+
+    A cell is highlighted when it lies in the agent's 7 x 7 view area and the agent sees it
+    (`horizax.grid.view.visibility_mask`; every cell of the area with ``see_through_walls``).
+    Each grid cell is mapped into the view (its distance ahead and to the right of the agent),
+    so the mask is a gather, without a scatter.
+
+    Args:
+        state: a `State`.
+        see_through_walls: the environment's MiniGrid ``see_through_walls`` (a Python bool).
+    """
+    width, height = state.grid.shape[0], state.grid.shape[1]
+    seen = _seen(view.view_cells(state), see_through_walls)  # [i, j]
+    ahead = jnp.asarray(C.DIR_TO_VEC)[state.agent_dir % 4]
+    right = jnp.stack([-ahead[1], ahead[0]])
+    dx = jnp.arange(width)[:, None] - state.agent_pos[0]
+    dy = jnp.arange(height)[None, :] - state.agent_pos[1]
+    i = dx * right[0] + dy * right[1] + view.VIEW // 2
+    j = view.VIEW - 1 - (dx * ahead[0] + dy * ahead[1])
+    inside = (i >= 0) & (i < view.VIEW) & (j >= 0) & (j < view.VIEW)
+    return inside & seen[jnp.clip(i, 0, view.VIEW - 1), jnp.clip(j, 0, view.VIEW - 1)]
+
+
+def render_grid(
+    state: State,
+    tile_size: int = TILE_SIZE,
+    highlight: bool = True,
+    see_through_walls: bool = False,
+) -> Array:
+    """MiniGrid's full frame, ``get_frame(highlight, tile_size, agent_pov=False)``.
 
     Args:
         state: a `State` whose grid is u8[W, H, 3] indexed ``[x, y]``.
         tile_size: the tile edge T in pixels; a static Python int.
+        highlight: lighten the cells the agent sees (`highlight_mask`); a Python bool.
+        see_through_walls: the environment's MiniGrid ``see_through_walls`` (which cells the
+            agent sees); a Python bool.
 
     Returns:
         u8[H*T, W*T, 3], rows = y and columns = x (the image convention).
     """
-    return _compose(state.grid, state.agent_pos, state.agent_dir, tile_size)
+    grid = state.grid
+    width, height = grid.shape[0], grid.shape[1]
+    here = cells.position_mask(width, height, state.agent_pos)
+    slot = jnp.where(here, state.agent_dir % 4, NO_AGENT)
+    if highlight:
+        lit = highlight_mask(state, see_through_walls)
+    else:
+        lit = jnp.zeros((width, height), jnp.bool_)
+    return _compose(grid, slot, lit, tile_size)
 
 
-def render_view(state: State, tile_size: int = TILE_SIZE) -> Array:
-    """Renders the agent's occluded egocentric view (`horizax.grid.view.symbolic_first_person`).
+_AGENT_CELL = np.zeros((view.VIEW, view.VIEW), dtype=bool)
+_AGENT_CELL[view.VIEW // 2, view.VIEW - 1] = True
+_POV_SLOTS = np.where(_AGENT_CELL, 3, NO_AGENT).astype(np.int32)  # the agent faces up
 
-    The agent is drawn at view cell ``(3, 6)`` pointing up, over whatever it carries; cells
-    it cannot see are black, without grid lines.
+
+def render_view(state: State, tile_size: int = TILE_SIZE, see_through_walls: bool = False) -> Array:
+    """MiniGrid's first-person frame, ``get_frame(tile_size=T, agent_pov=True)``.
+
+    The 7 x 7 view area as the agent faces it: off-grid cells are walls, what the agent
+    carries lies in its own cell ``(3, 6)`` under the agent drawn facing up, and the cells the
+    agent sees are highlighted (all of them with ``see_through_walls``). Occluded cells are
+    drawn as they are, only not highlighted, as MiniGrid does.
 
     Args:
         state: a `State`.
         tile_size: the tile edge T in pixels; a static Python int.
+        see_through_walls: the environment's MiniGrid ``see_through_walls``; a Python bool.
 
     Returns:
         u8[7*T, 7*T, 3], rows = the view's j (far to near), columns = its i (left to right).
     """
-    image = view.symbolic_first_person(state)
-    centre = jnp.asarray([C.AGENT_VIEW_SIZE // 2, C.AGENT_VIEW_SIZE - 1], jnp.int32)
-    return _compose(image, centre, jnp.int32(3), tile_size)
+    area = view.view_cells(state)
+    seen = _seen(area, see_through_walls)
+    # MiniGrid's occlusion empties the cells the agent does not see before drawing them.
+    area = jnp.where(seen[..., None], area, jnp.asarray(C.EMPTY_CELL, area.dtype))
+    area = jnp.where(_AGENT_CELL[..., None], state.carrying, area)
+    return _compose(area, jnp.asarray(_POV_SLOTS), seen, tile_size)
 
 
-@functools.partial(jax.jit, static_argnames=("tile_size", "first_person"))
-def _render_jit(state: State, tile_size: int, first_person: bool) -> Array:
-    return render_view(state, tile_size) if first_person else render_grid(state, tile_size)
+@functools.partial(
+    jax.jit, static_argnames=("tile_size", "first_person", "highlight", "see_through_walls")
+)
+def _render_jit(
+    state: State, tile_size: int, first_person: bool, highlight: bool, see_through_walls: bool
+) -> Array:
+    if first_person:
+        return render_view(state, tile_size, see_through_walls)
+    return render_grid(state, tile_size, highlight, see_through_walls)
 
 
 def render_image(
-    state: State, tile_size: int = TILE_SIZE, *, first_person: bool = False
+    state: State,
+    tile_size: int = TILE_SIZE,
+    *,
+    first_person: bool = False,
+    highlight: bool = True,
+    see_through_walls: bool = False,
 ) -> np.ndarray:
-    """A numpy image of one (unbatched) state, for people: compiled once per configuration.
+    """A numpy frame of one (unbatched) state, for people: compiled once per configuration.
 
     Args:
         state: a `State`.
         tile_size: the tile edge T in pixels.
-        first_person: render the egocentric view instead of the full grid.
+        first_person: render the agent's view (`render_view`) instead of the grid.
+        highlight: highlight what the agent sees in the full grid (`render_grid`; the
+            first-person frame always highlights, as MiniGrid's does).
+        see_through_walls: the environment's MiniGrid ``see_through_walls``.
 
     Returns:
         u8[H*T, W*T, 3] (or u8[7*T, 7*T, 3] with ``first_person``) numpy array.
     """
-    return np.asarray(_render_jit(state, tile_size=int(tile_size), first_person=first_person))
+    return np.asarray(
+        _render_jit(
+            state,
+            tile_size=int(tile_size),
+            first_person=bool(first_person),
+            highlight=bool(highlight),
+            see_through_walls=bool(see_through_walls),
+        )
+    )
 
 
 def save_png(path: str | os.PathLike[str], image: Array | np.ndarray) -> None:

@@ -88,6 +88,7 @@ ENVIRONMENTS = {
         max_steps=4 * WIDTH * HEIGHT,
         layout_fn=distshift_layout(strip2_row=row),
         observation_fn=observations.symbolic_first_person_see_through,
+        see_through_walls=True,
     )
     for env_id, row in STRIP2_ROWS.items()
 }

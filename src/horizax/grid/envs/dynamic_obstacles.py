@@ -247,6 +247,7 @@ def _entry(size: int, random_start: bool, n_obstacles: int) -> tuple[str, object
         layout_fn=dynamic_obstacles_layout(size, n, random_start),
         dynamics_fn=move_obstacles(n),
         observation_fn=observations.symbolic_first_person_see_through,
+        see_through_walls=True,
         reward_fn=rewards.compose(
             rewards.on_goal_reached_discounted, rewards.on_obstacle_collision, operator=jnp.sum
         ),

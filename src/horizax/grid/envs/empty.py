@@ -62,6 +62,7 @@ def _entry(size: int, random_start: bool) -> tuple[str, object]:
         max_steps=4 * size**2,
         layout_fn=empty_layout(size, random_start),
         observation_fn=observations.symbolic_first_person_see_through,
+        see_through_walls=True,
     )
 
 

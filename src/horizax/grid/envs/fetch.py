@@ -103,6 +103,7 @@ def _entry(size: int, num_objs: int) -> tuple[str, object]:
         max_steps=5 * size**2,
         layout_fn=fetch_layout(size, num_objs),
         observation_fn=observations.symbolic_first_person_see_through,
+        see_through_walls=True,
         reward_fn=rewards.time_discounted(events.target_fetched),
         termination_fn=terminations.on_any_target_pickup,
     )

@@ -124,6 +124,7 @@ def _entry(size: int) -> tuple[str, object]:
         max_steps=4 * size**2,
         layout_fn=gotodoor_layout(size),
         observation_fn=observations.symbolic_first_person_see_through,
+        see_through_walls=True,
         reward_fn=rewards.time_discounted(events.door_done),
         termination_fn=compose(
             terminations.on_door_done, terminations.on_wrong_toggle, terminations.on_done_action

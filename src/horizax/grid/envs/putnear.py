@@ -118,6 +118,7 @@ def _entry(size: int, num_objs: int) -> tuple[str, object]:
         max_steps=5 * size,
         layout_fn=putnear_layout(size, num_objs),
         observation_fn=observations.symbolic_first_person_see_through,
+        see_through_walls=True,
         reward_fn=rewards.time_discounted(events.put_near_success),
         termination_fn=terminations.compose(
             terminations.on_put_near_wrong_pickup, terminations.on_put_near_drop_attempted
