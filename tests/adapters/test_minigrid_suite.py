@@ -91,11 +91,6 @@ gymnasium.make = _make_horizax
 # Test function -> (how many of its cases fail, why). Every other test of the two files must
 # pass (measured: 1488 passed, 29 failed, 0 errors, none deselected, 12m46s with -p no:xdist).
 KNOWN_FAILURES: dict[str, tuple[int, str]] = {
-    "tests/test_wrappers.py::test_direction_obs_wrapper_directions": (
-        27,
-        "builds gym.make('MiniGrid-FourRooms-v0', agent_pos=..., goal_pos=...): horizax's "
-        "FourRooms layout takes them but horizax.make does not accept them as overrides",
-    ),
     "tests/test_envs.py::test_pprint_grid": (
         1,
         "asserts str(env) names MiniGrid's class: '<...<EmptyEnv<MiniGrid-Empty-8x8-v0>>>' "
