@@ -19,9 +19,13 @@ Observations. Gridworld ids return MiniGrid's observation dict, ``{"image": u8[7
 and ``direction`` (``Discrete(4)``); ``mission`` is a ``gymnasium.spaces.Text`` (MiniGrid
 declares its own ``MissionSpace``, a ``Space[str]`` too). Other environments return their
 protocol observation (`horizax.core.protocol`) as numpy arrays, in the Gymnasium version of
-their horizax space (``Box``, ``Discrete`` as a Python ``int``, ``Dict``).
+their horizax space (``Box``, ``Discrete`` as a Python ``int``, ``Dict``; a scalar ``Box``
+becomes shape ``(1,)``, see `horizax.adapters.gymnasium_spaces`). Gridworld envs also carry
+MiniGrid's object model (``grid``, ``agent_pos``, ``get_frame``, ...) for MiniGrid's wrappers
+(`horizax.adapters.minigrid_view`).
 
-Actions. A ``Discrete(n)`` action space takes an integer in ``[0, n)``. A ``Box`` action space
+Actions. A ``Discrete(n)`` action space takes an integer in ``[0, n)`` (Dynamic-Obstacles
+also takes larger ones as ``left``, as MiniGrid does). A ``Box`` action space
 (the orbital games' velocity changes) becomes ``gymnasium.spaces.Box`` and takes a float or
 integer array of exactly its shape, cast to its dtype; values outside the bounds are passed
 to the environment unclipped, as every adapter does (`horizax.adapters.actions`).
