@@ -19,9 +19,13 @@ Observations. Gridworld ids return MiniGrid's observation dict, ``{"image": u8[7
 and ``direction`` (``Discrete(4)``); ``mission`` is a ``gymnasium.spaces.Text`` (MiniGrid
 declares its own ``MissionSpace``, a ``Space[str]`` too). Other environments return their
 protocol observation (`horizax.core.protocol`) as numpy arrays, in the Gymnasium version of
-their horizax space (``Box``, ``Discrete`` as a Python ``int``, ``Dict``).
+their horizax space (``Box``, ``Discrete`` as a Python ``int``, ``Dict``; a scalar ``Box``
+becomes shape ``(1,)``, see `horizax.adapters.gymnasium_spaces`). Gridworld envs also carry
+MiniGrid's object model (``grid``, ``agent_pos``, ``get_frame``, ...) for MiniGrid's wrappers
+(`horizax.adapters.minigrid_view`).
 
-Actions. A ``Discrete(n)`` action space takes an integer in ``[0, n)``. A ``Box`` action space
+Actions. A ``Discrete(n)`` action space takes an integer in ``[0, n)`` (Dynamic-Obstacles
+also takes larger ones as ``left``, as MiniGrid does). A ``Box`` action space
 (the orbital games' velocity changes) becomes ``gymnasium.spaces.Box`` and takes a float or
 integer array of exactly its shape, cast to its dtype; values outside the bounds are passed
 to the environment unclipped, as every adapter does (`horizax.adapters.actions`).
@@ -78,12 +82,14 @@ from horizax.adapters.gymnasium_common import (
     METADATA,
     NAMESPACE,
     StaticArg,
+    above_range_action,
     check_action,
     resolve_env,
 )
 from horizax.adapters.gymnasium_common import check_render_mode as check_render_mode
 from horizax.adapters.gymnasium_spaces import ObservationCodec, copy_info, to_gymnasium_space
 from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv
+from horizax.adapters.minigrid_view import MiniGridObjectModel
 from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.episode import seed_key
@@ -123,7 +129,7 @@ def _step(fenv: StaticArg, episode: engine.Episode, action: Array) -> Any:
 # --- the single environment ------------------------------------------------------------------
 
 
-class GymnasiumEnv(gymnasium.Env):
+class GymnasiumEnv(MiniGridObjectModel, gymnasium.Env):
     """One horizax environment behind ``gymnasium.Env`` (jitted reset/step, numpy outputs).
 
     Args:
@@ -136,6 +142,9 @@ class GymnasiumEnv(gymnasium.Env):
         fenv: the protocol view driven.
         env_id: the horizax id ("" if unknown).
         max_steps: the environment's own time limit (it truncates there).
+        grid, agent_pos, agent_dir, carrying, mission, get_frame, gen_obs_grid, ...:
+            gridworlds only: MiniGrid's object model of the current state, for MiniGrid's
+            wrappers (`horizax.adapters.minigrid_view`; needs ``minigrid``).
     """
 
     metadata: dict[str, Any] = METADATA
@@ -148,6 +157,7 @@ class GymnasiumEnv(gymnasium.Env):
         self._action_space = self.fenv.action_space
         self.action_space = to_gymnasium_space(self._action_space)
         self.max_steps = int(self.fenv.max_steps)
+        self._above_range = above_range_action(self.fenv)
         self.render_mode = check_render_mode(render_mode)
         self._episode: engine.Episode | None = None
 
@@ -181,8 +191,9 @@ class GymnasiumEnv(gymnasium.Env):
 
         Raises:
             gymnasium.error.ResetNeeded: before the first `reset`.
-            TypeError, ValueError: Discrete: a non-integer or out-of-range action; Box: a
-                bool or non-numeric action, or one of another shape.
+            TypeError, ValueError: Discrete: a non-integer or out-of-range action (except
+                that, as in MiniGrid, Dynamic-Obstacles takes ``left`` for actions ``>= 3``);
+                Box: a bool or non-numeric action, or one of another shape.
         """
         check_jax_usable()
         if self._episode is None:
@@ -190,7 +201,7 @@ class GymnasiumEnv(gymnasium.Env):
         if isinstance(self._action_space, spaces.Box):
             action = check_box_action(action, self._action_space)
         else:
-            action = check_action(action, int(self._action_space.n))
+            action = check_action(action, int(self._action_space.n), self._above_range)
             if action.shape != ():
                 raise ValueError(f"action must be a scalar, got shape {action.shape}")
         self._episode, step, _ = _step(self._handle, self._episode, action)

@@ -1,6 +1,9 @@
 """What the Gymnasium single and vector environments share: ids, render modes, actions.
 
-Actions: a ``Discrete`` space takes integers in ``[0, n)`` (`check_action`); a ``Box`` space
+Actions: a ``Discrete`` space takes integers in ``[0, n)`` (`check_action`), except where
+MiniGrid maps larger ones: its Dynamic-Obstacles takes ``left`` for any action ``>= n``
+(`above_range_action`), and so does the adapter; elsewhere MiniGrid raises ``ValueError``
+("Unknown action"), as the adapter does. A ``Box`` space
 follows the rule of every adapter (`horizax.adapters.actions.check_box_action`: float or
 integer arrays of exactly the space's shape, cast to its dtype, values passed on unclipped).
 
@@ -18,11 +21,13 @@ from horizax.adapters.actions import check_action_space
 from horizax.core.protocol import functional
 from horizax.core.registry import make as make_horizax
 from horizax.core.registry import resolve
+from horizax.grid.environment import GridFunctional
 
 __all__ = [
     "METADATA",
     "NAMESPACE",
     "StaticArg",
+    "above_range_action",
     "check_action",
     "check_render_mode",
     "resolve_env",
@@ -90,19 +95,37 @@ def check_render_mode(render_mode: str | None) -> str | None:
     return render_mode
 
 
-def check_action(action: Any, n: int) -> np.ndarray:
+def above_range_action(fenv: Any) -> int | None:
+    """The action MiniGrid takes in place of one ``>= n`` for this environment, or None.
+
+    A gridworld's ``invalid_action`` is exactly that (Dynamic-Obstacles: ``left``, as
+    MiniGrid's ``DynamicObstaclesEnv.step`` maps it); every other environment has None.
+    """
+    env = fenv.env if isinstance(fenv, GridFunctional) else None
+    return None if env is None else env.invalid_action
+
+
+def check_action(action: Any, n: int, above_range: int | None = None) -> np.ndarray:
     """An integer action of a ``Discrete(n)`` space, in ``[0, n)``, as an i32 array of the same
     shape.
 
+    Args:
+        action: an integer or integer array.
+        n: the space's size.
+        above_range: if not None, values ``>= n`` become this action instead of raising
+            (`above_range_action`); negative values still raise.
+
     Raises:
         TypeError: for bools or non-integer dtypes.
-        ValueError: for values outside ``[0, n)``.
+        ValueError: for values outside ``[0, n)`` (only negative ones with ``above_range``).
     """
     if isinstance(action, bool):
         raise TypeError("action must be an integer, got a bool")
     array = np.asarray(action)
     if not np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_:
         raise TypeError(f"action must be an integer, got dtype {array.dtype}")
+    if above_range is not None:
+        array = np.where(array >= n, above_range, array)
     if np.any(array < 0) or np.any(array >= n):
         raise ValueError(f"action {action!r} is outside the action space [0, {n})")
     return array.astype(np.int32)

@@ -5,6 +5,11 @@ trees fetched from the jitted step) become what Gymnasium users expect: numpy ar
 ``int`` for ``Discrete`` entries and Python ``str`` for ``Text`` entries (decoded outside
 `jit` by the space's own ``decode``, each distinct value once). Nothing here knows a family:
 the gridworld's MiniGrid dict comes from its protocol view.
+
+Scalar boxes. A 0-d ``Box`` (the Maze's ``step_count``) becomes a ``Box`` of shape ``(1,)``
+here, and its values arrays of shape ``(1,)`` (``(N, 1)`` batched): Stable-Baselines3's
+checker and policies, and PureJaxRL-style flatten wrappers, cannot take 0-d boxes. Only the
+Gymnasium adapters do this; the native API and the other adapters keep the scalar.
 """
 
 from __future__ import annotations
@@ -85,9 +90,10 @@ def to_gymnasium_space(space: Any) -> gym_spaces.Space:
         return gym_spaces.Discrete(int(space.n))
     if isinstance(space, spaces.Box):
         dtype = np.dtype(space.dtype)
-        low = np.broadcast_to(np.asarray(space.low), space.shape).astype(dtype)
-        high = np.broadcast_to(np.asarray(space.high), space.shape).astype(dtype)
-        return gym_spaces.Box(low=low, high=high, shape=space.shape, dtype=dtype)
+        shape = _gym_shape(space)
+        low = np.broadcast_to(np.asarray(space.low), shape).astype(dtype)
+        high = np.broadcast_to(np.asarray(space.high), shape).astype(dtype)
+        return gym_spaces.Box(low=low, high=high, shape=shape, dtype=dtype)
     if isinstance(space, spaces.Text):
         return TextSpace(
             int(space.max_length), min_length=int(space.min_length), charset=space.charset
@@ -95,6 +101,11 @@ def to_gymnasium_space(space: Any) -> gym_spaces.Space:
     if isinstance(space, spaces.Dict):
         return gym_spaces.Dict({k: to_gymnasium_space(s) for k, s in space.spaces.items()})
     raise TypeError(f"no Gymnasium space for {type(space).__name__}: {space!r}")
+
+
+def _gym_shape(space: spaces.Box) -> tuple[int, ...]:
+    """The Gymnasium shape of a Box: its own, or ``(1,)`` for a scalar (module docstring)."""
+    return tuple(space.shape) or (1,)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -140,7 +151,7 @@ class ObservationCodec:
             return int(obs)
         if isinstance(space, spaces.Text):
             return _decode_one(space, obs)
-        return np.array(obs, dtype=np.dtype(space.dtype))
+        return np.array(obs, dtype=np.dtype(space.dtype)).reshape(_gym_shape(space))
 
     def batch(self, obs: Any, space: Any = None) -> Any:
         """A batch's observations, laid out as Gymnasium's batched space (``batch_space``)."""
@@ -152,7 +163,8 @@ class ObservationCodec:
             return np.array(obs, dtype=np.int64)
         if isinstance(space, spaces.Text):
             return _decode_batch(space, obs)
-        return np.array(obs, dtype=np.dtype(space.dtype))
+        array = np.array(obs, dtype=np.dtype(space.dtype))
+        return array.reshape(array.shape[:1] + _gym_shape(space))
 
 
 def copy_info(info: Mapping[str, Any]) -> dict[str, Any]:

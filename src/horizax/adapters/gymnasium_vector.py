@@ -52,6 +52,7 @@ from horizax.adapters.forking import check_jax_usable
 from horizax.adapters.gymnasium_common import (
     METADATA,
     StaticArg,
+    above_range_action,
     check_action,
     check_render_mode,
     resolve_env,
@@ -148,6 +149,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self.single_observation_space = self._codec.space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._action_space = self.fenv.action_space
+        self._above_range = above_range_action(self.fenv)  # MiniGrid's mapping (common)
         self.single_action_space = to_gymnasium_space(self._action_space)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._episodes: engine.Episode | None = None
@@ -260,7 +262,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         if isinstance(self._action_space, spaces.Box):
             actions = check_box_action(actions, self._action_space, (self.num_envs,))
         else:
-            actions = check_action(actions, int(self._action_space.n))
+            actions = check_action(actions, int(self._action_space.n), self._above_range)
             if actions.shape != (self.num_envs,):
                 raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if self._mode is AutoresetMode.DISABLED and self._done.any():

@@ -21,23 +21,33 @@ OVERRIDABLE = frozenset(
 )
 
 
-def factory(env_id: str, **defaults: Any) -> Callable[..., Environment]:
+def factory(
+    env_id: str,
+    layout_options: tuple[Callable[..., Any], frozenset[str]] | None = None,
+    **defaults: Any,
+) -> Callable[..., Environment]:
     """A factory building `Environment(**defaults)` with user overrides applied.
 
     Args:
         env_id: the id recorded in ``Environment.env_id``.
+        layout_options: ``(make_layout, names)``: the family's layout arguments that users may
+            pass as overrides, as MiniGrid's constructor takes them (FourRooms' ``agent_pos``
+            and ``goal_pos``); given any, ``layout_fn = make_layout(**those)``.
         **defaults: every `Environment` field the family fixes (layout_fn, sizes, ...).
 
     Returns:
         ``make(**overrides) -> Environment``; raises `ValueError` naming unknown overrides.
     """
+    make_layout, layout_names = layout_options or (None, frozenset())
+    allowed = OVERRIDABLE | layout_names
 
     def make(**overrides: Any) -> Environment:
-        unknown = sorted(set(overrides) - OVERRIDABLE)
+        unknown = sorted(set(overrides) - allowed)
         if unknown:
-            raise ValueError(
-                f"{env_id}: unknown override(s) {unknown}; allowed: {sorted(OVERRIDABLE)}"
-            )
+            raise ValueError(f"{env_id}: unknown override(s) {unknown}; allowed: {sorted(allowed)}")
+        layout_args = {k: overrides.pop(k) for k in layout_names & set(overrides)}
+        if make_layout is not None and any(v is not None for v in layout_args.values()):
+            overrides["layout_fn"] = make_layout(**layout_args)
         return Environment(**{**defaults, **overrides, "env_id": env_id})
 
     make.__name__ = f"make_{env_id}"

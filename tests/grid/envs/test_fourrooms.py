@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 
@@ -140,3 +141,19 @@ def test_every_layout_is_well_formed():
     for i in range(200):
         assert dist.reachable(grid[i], agent[i], ~walls[i])[~walls[i]].all()
     assert set(np.unique(layouts.agent_dir)) == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize(
+    "agent_pos, goal_pos", [((2, 2), (3, 3)), ((3, 3), (3, 3)), (None, (16, 1))]
+)
+def test_agent_and_goal_positions_are_overrides_like_minigrid(agent_pos, goal_pos):
+    """``make(id, agent_pos=..., goal_pos=...)`` as MiniGrid's constructor takes them."""
+    env = horizax.make("MiniGrid-FourRooms-v0", agent_pos=agent_pos, goal_pos=goal_pos)
+    for seed in range(3):
+        state = env.reset(jax.random.PRNGKey(seed)).state
+        if agent_pos is not None:
+            assert tuple(int(v) for v in state.agent_pos) == agent_pos
+        assert tuple(int(v) for v in state.grid[goal_pos]) == C.GOAL_CELL
+        assert int((np.asarray(state.grid)[..., 0] == C.GOAL).sum()) == 1
+    with pytest.raises(ValueError, match="unknown override"):
+        horizax.make("MiniGrid-FourRooms-v0", agent_position=(2, 2))

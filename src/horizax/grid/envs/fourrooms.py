@@ -7,7 +7,9 @@ its arm: ``(9, y)`` with ``y ~ U[1, 8]`` (top), ``(x, 9)`` with ``x ~ U[1, 8]`` 
 centre ``(9, 9)`` is always wall. The agent then starts on a uniform free cell (gap cells
 included) facing a uniform direction, and the goal lies on a uniform free cell other than the
 agent's. MiniGrid's optional fixed ``agent_pos``/``goal_pos`` (default None) are arguments of
-`fourrooms_layout`. ``max_steps = 100``.
+`fourrooms_layout`, and overrides of the id as in MiniGrid's constructor
+(``horizax.make("MiniGrid-FourRooms-v0", agent_pos=(2, 2), goal_pos=(3, 3))``; such an
+environment holds a new layout closure, so it does not pickle). ``max_steps = 100``.
 
 * observation: u8[7, 7, 3] egocentric view with occlusion (``see_through_walls=False``).
 * action: i32[] in [0, 7) (only left, right and forward matter).
@@ -129,6 +131,7 @@ def fourrooms_layout(
 ENVIRONMENTS = {
     "MiniGrid-FourRooms-v0": factory(
         "MiniGrid-FourRooms-v0",
+        layout_options=(fourrooms_layout, frozenset({"agent_pos", "goal_pos"})),
         width=SIZE,
         height=SIZE,
         max_steps=100,

@@ -1,0 +1,154 @@
+"""Farama MiniGrid 3.2.0's own test suite, run against the ``horizax/`` ids.
+
+MiniGrid's ``tests/test_envs.py`` and ``tests/test_wrappers.py`` come from its sdist on PyPI,
+downloaded at test time into pytest's cache (``pip download``; nothing of MiniGrid's is kept
+in this repository) and run unmodified by pytest in a subprocess. Those files import their
+id lists and ``assert_equals`` from ``tests/utils.py``, which the sdist does not ship; the
+runner writes its own (`UTILS`), listing the Gymnasium specs of the ``horizax/`` ids of every
+MiniGrid id, and a ``conftest.py`` (`CONFTEST`) that sends the few ids the files name
+directly (``gym.make("MiniGrid-Empty-8x8-v0")``) to ``horizax/`` too. MiniGrid's classes
+that the files build themselves (``EmptyEnv(size=5)``) stay MiniGrid's: those tests then
+compare MiniGrid with horizax.
+
+Excluded ids (issue 19 brings them): every ``BabyAI-*`` id and the six
+``MiniGrid-WFC-*`` ids (``MazeSimple``, ``DungeonMazeScaled``, ``RoomsFabric``,
+``ObstaclesBlackdots``, ``ObstaclesAngular``, ``ObstaclesHogs3``); horizax has none of them, so
+the lists hold the 76 other MiniGrid ids. `KNOWN_FAILURES` lists what still fails, each with
+its cause; the test asserts the run has exactly those failures and no errors.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.reference, pytest.mark.slow]
+
+VERSION = "3.2.0"
+FILES = ("tests/test_envs.py", "tests/test_wrappers.py")
+
+UTILS = '''"""The id lists MiniGrid's tests import, pointed at horizax (horizax's runner)."""
+
+import gymnasium as gym
+import numpy as np
+
+import horizax.adapters.gymnasium  # noqa: F401  (registers horizax/<id>)
+import minigrid  # noqa: F401  (registers MiniGrid's ids, to list them)
+
+EXCLUDED = tuple(
+    i for i in gym.registry if i.startswith("BabyAI-") or i.startswith("MiniGrid-WFC-")
+)
+all_testing_env_specs = [
+    gym.spec("horizax/" + i)
+    for i in sorted(gym.registry)
+    if i.startswith("MiniGrid-") and i not in EXCLUDED
+]
+minigrid_testing_env_specs = all_testing_env_specs
+
+
+def assert_equals(a, b, prefix=None):
+    """Equal values of any nesting of dicts, tuples, lists and arrays (with a prefix)."""
+    assert type(a) is type(b), f"{prefix}types differ: {type(a)} and {type(b)}"
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), f"{prefix}keys differ: {a.keys()} and {b.keys()}"
+        for key in a:
+            assert_equals(a[key], b[key], prefix)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b), f"{prefix}lengths differ"
+        for x, y in zip(a, b):
+            assert_equals(x, y, prefix)
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b, err_msg=str(prefix))
+    else:
+        assert a == b, f"{prefix}{a!r} != {b!r}"
+'''
+
+CONFTEST = '''"""Sends the MiniGrid ids MiniGrid's tests name to horizax's (horizax's runner)."""
+
+import gymnasium
+
+import horizax.adapters.gymnasium  # noqa: F401
+
+_make = gymnasium.make
+
+
+def _make_horizax(env_id, *args, **kwargs):
+    if isinstance(env_id, str) and env_id.startswith("MiniGrid-"):
+        env_id = "horizax/" + env_id
+    return _make(env_id, *args, **kwargs)
+
+
+gymnasium.make = _make_horizax
+'''
+
+# Test function -> (how many of its cases fail, why). Every other test of the two files must
+# pass (measured: 1515 passed, 2 failed, 0 errors, none deselected: 4m31s, -p no:xdist).
+KNOWN_FAILURES: dict[str, tuple[int, str]] = {
+    "tests/test_envs.py::test_pprint_grid": (
+        1,
+        "asserts str(env) names MiniGrid's class: '<...<EmptyEnv<MiniGrid-Empty-8x8-v0>>>' "
+        "where horizax's is '<...<GymnasiumEnv<horizax/MiniGrid-Empty-8x8-v0>>>'",
+    ),
+    "tests/test_wrappers.py::test_no_death_wrapper": (
+        1,
+        "expects lava in front of the agent in LavaCrossingS9N1 after reset(seed=2) and a "
+        "right turn (then a ball in Dynamic-Obstacles-5x5): MiniGrid's layouts for that seed; "
+        "horizax draws the same distribution of layouts from JAX keys, not the same layouts",
+    ),
+}
+
+
+def _sdist(cache_dir: Path) -> Path:
+    archive = cache_dir / f"minigrid-{VERSION}.tar.gz"
+    if not archive.exists():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+             f"minigrid=={VERSION}", "-d", str(cache_dir)],
+            check=True, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    return archive
+
+
+def _extract(archive: Path, root: Path) -> list[Path]:
+    tests = root / "tests"
+    tests.mkdir(parents=True)
+    out = []
+    with tarfile.open(archive) as tar:
+        for name in FILES:
+            member = tar.getmember(f"minigrid-{VERSION}/{name}")
+            data = tar.extractfile(member)
+            assert data is not None, name
+            path = root / name
+            path.write_bytes(data.read())
+            out.append(path)
+    (tests / "__init__.py").write_text("")
+    (tests / "utils.py").write_text(UTILS)
+    (root / "conftest.py").write_text(CONFTEST)
+    return out
+
+
+def test_minigrid_suite_passes_on_horizax_ids(request, tmp_path):
+    cache_dir = Path(request.config.cache.mkdir("minigrid-sdist"))
+    files = _extract(_sdist(cache_dir), tmp_path)
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(src)])}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-rfE", "--rootdir", str(tmp_path), *map(str, files)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    report = result.stdout[-20000:] + result.stderr[-5000:]
+    (tmp_path / "report.txt").write_text(result.stdout + result.stderr)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    failed = re.findall(r"^FAILED (\S+)", result.stdout, re.M)
+    by_function = collections.Counter(name.split("[")[0] for name in failed)
+    expected = {name: count for name, (count, _) in KNOWN_FAILURES.items()}
+    assert "passed" in summary and "error" not in summary, report
+    assert dict(by_function) == expected, f"failures by test: {dict(by_function)}\n{report}"

@@ -1,0 +1,62 @@
+"""Stable-Baselines3 takes every horizax id through the Gymnasium adapter.
+
+Gridworlds go through MiniGrid's own ``ImgObsWrapper`` at most (SB3's policies take Box or
+Dict-of-Box observations, not MiniGrid's ``mission`` string); every other id as it is, the
+Maze included (its scalar ``step_count`` is a ``(1,)`` Box in the Gymnasium adapter,
+`horizax.adapters.gymnasium_spaces`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+sb3 = pytest.importorskip("stable_baselines3")
+
+from stable_baselines3.common.env_checker import check_env  # noqa: E402
+
+import horizax.adapters.gymnasium  # noqa: E402, F401  (registers horizax/<id>)
+from horizax.core.registry import registered_ids  # noqa: E402
+
+pytestmark = pytest.mark.reference
+
+IDS = registered_ids()
+SAMPLE = ["MiniGrid-DoorKey-5x5-v0", "MiniGrid-Dynamic-Obstacles-5x5-v0", "Maze-v0"]
+
+
+def make(env_id: str):
+    env = gymnasium.make(f"horizax/{env_id}")
+    if env_id.startswith("MiniGrid-"):
+        from minigrid.wrappers import ImgObsWrapper
+
+        env = ImgObsWrapper(env)
+    return env
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", IDS)
+def test_check_env_passes(env_id):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # SB3's advice (e.g. image shapes)
+        check_env(make(env_id), warn=True)
+
+
+def test_maze_has_no_scalar_box():
+    space = gymnasium.make("horizax/Maze-v0").observation_space
+    assert all(sub.shape != () for sub in space.spaces.values()), space
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", SAMPLE)
+def test_ppo_learns_a_few_steps(env_id):
+    env = make(env_id)
+    policy = (
+        "MultiInputPolicy"
+        if isinstance(env.observation_space, gymnasium.spaces.Dict)
+        else "MlpPolicy"
+    )
+    model = sb3.PPO(policy, env, n_steps=64, batch_size=32, n_epochs=1, device="cpu", seed=0)
+    model.learn(128)
+    assert model.num_timesteps >= 128
