@@ -111,7 +111,7 @@ def test_the_render_command(tmp_path, capsys):
     [
         (["render", "--env", "MiniGrid-Empty-5x6-v0"], "Did you mean"),
         (["render", "--env", EMPTY, "--fps", "0", "--steps", "1"], "fps"),
-        (["render", "--policy", "/nonexistent-run"], "run.json"),
+        (["render", "--policy", "/nonexistent-run"], "`horizax train` run folder"),
     ],
 )
 def test_render_errors_exit_2(argv, message, capsys, tmp_path, monkeypatch):
