@@ -163,8 +163,10 @@ def tile(
     """u8[T, T, 3]: MiniGrid's tile of encoding ``(obj, colour, state)`` (read-only).
 
     Args:
-        obj, colour, state: the MiniGrid encoding of the cell (empty, unseen and agent
-            encodings draw an empty cell, as MiniGrid's ``None``).
+        obj: the cell's MiniGrid object index (empty, unseen and agent draw an empty cell,
+            as MiniGrid's ``None``).
+        colour: the cell's MiniGrid colour index.
+        state: the cell's MiniGrid state index (a door's open, closed or locked).
         agent_dir: the direction of an agent standing on the cell (0 right, 1 down, 2 left,
             3 up), or None.
         highlight: blend the tile towards white (MiniGrid's agent-view highlight).
