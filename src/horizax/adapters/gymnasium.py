@@ -22,7 +22,7 @@ protocol observation (`horizax.core.protocol`) as numpy arrays, in the Gymnasium
 their horizax space (``Box``, ``Discrete`` as a Python ``int``, ``Dict``; a scalar ``Box``
 becomes shape ``(1,)``, see `horizax.adapters.gymnasium_spaces`). Gridworld envs also carry
 MiniGrid's object model (``grid``, ``agent_pos``, ``get_frame``, ...) for MiniGrid's wrappers
-(`horizax.adapters.minigrid_view`).
+(`horizax.grid.minigrid_view`, shown by `horizax.adapters.object_model`).
 
 Actions. A ``Discrete(n)`` action space takes an integer in ``[0, n)`` (Dynamic-Obstacles
 also takes larger ones as ``left``, as MiniGrid does). A ``Box`` action space
@@ -89,7 +89,7 @@ from horizax.adapters.gymnasium_common import (
 from horizax.adapters.gymnasium_common import check_render_mode as check_render_mode
 from horizax.adapters.gymnasium_spaces import ObservationCodec, copy_info, to_gymnasium_space
 from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv
-from horizax.adapters.minigrid_view import MiniGridObjectModel
+from horizax.adapters.object_model import ObjectModelAttributes
 from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.episode import seed_key
@@ -129,7 +129,7 @@ def _step(fenv: StaticArg, episode: engine.Episode, action: Array) -> Any:
 # --- the single environment ------------------------------------------------------------------
 
 
-class GymnasiumEnv(MiniGridObjectModel, gymnasium.Env):
+class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
     """One horizax environment behind ``gymnasium.Env`` (jitted reset/step, numpy outputs).
 
     Args:
@@ -144,7 +144,9 @@ class GymnasiumEnv(MiniGridObjectModel, gymnasium.Env):
         max_steps: the environment's own time limit (it truncates there).
         grid, agent_pos, agent_dir, carrying, mission, get_frame, gen_obs_grid, ...:
             gridworlds only: MiniGrid's object model of the current state, for MiniGrid's
-            wrappers (`horizax.adapters.minigrid_view`; needs ``minigrid``).
+            wrappers (`horizax.grid.minigrid_view`; needs ``minigrid``). Any environment
+            whose protocol view offers ``object_model()`` gets its model
+            (`horizax.adapters.object_model`); ``object_view`` is the view itself.
     """
 
     metadata: dict[str, Any] = METADATA

@@ -21,7 +21,6 @@ from horizax.adapters.actions import check_action_space
 from horizax.core.protocol import functional
 from horizax.core.registry import make as make_horizax
 from horizax.core.registry import resolve
-from horizax.grid.environment import GridFunctional
 
 __all__ = [
     "METADATA",
@@ -96,13 +95,14 @@ def check_render_mode(render_mode: str | None) -> str | None:
 
 
 def above_range_action(fenv: Any) -> int | None:
-    """The action MiniGrid takes in place of one ``>= n`` for this environment, or None.
+    """The action taken in place of one ``>= n`` for this environment, or None (an error).
 
-    A gridworld's ``invalid_action`` is exactly that (Dynamic-Obstacles: ``left``, as
-    MiniGrid's ``DynamicObstaclesEnv.step`` maps it); every other environment has None.
+    It is the protocol view's optional ``above_range_action`` (`horizax.core.protocol`): the
+    gridworld's is its ``invalid_action`` (Dynamic-Obstacles: ``left``, as MiniGrid's
+    ``DynamicObstaclesEnv.step`` maps it); environments without it have None.
     """
-    env = fenv.env if isinstance(fenv, GridFunctional) else None
-    return None if env is None else env.invalid_action
+    value = getattr(fenv, "above_range_action", None)
+    return None if value is None else int(value)
 
 
 def check_action(action: Any, n: int, above_range: int | None = None) -> np.ndarray:

@@ -106,6 +106,15 @@ class FunctionalEnv(Protocol):
     API threads its keys (the Maze follows jumanji). Without it the episode engine uses the
     next stream of the episode key (`horizax.core.episode.next_episode_key`). It is not a
     protocol member, so an environment without it still satisfies ``isinstance`` checks.
+    The same holds for two optional members read by the Gymnasium adapter:
+
+    * ``above_range_action``: int or None, the action taken in place of a Discrete action
+      ``>= n`` where the reference library does so (the gridworld's Dynamic-Obstacles:
+      ``left``); None or absent: such actions raise `ValueError`.
+    * ``object_model()``: an object model of the reference library's objects, shown as
+      attributes of the Gymnasium env for the reference's wrappers (the gridworld's is
+      MiniGrid's, `horizax.grid.minigrid_view`; the contract is in
+      `horizax.adapters.object_model`).
     """
 
     observation_space: Any

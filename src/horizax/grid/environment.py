@@ -36,6 +36,7 @@ from horizax.core.struct import field, pytree_dataclass
 from horizax.grid import constants as C
 from horizax.grid import observations, rewards, terminations
 from horizax.grid.actions import apply_action
+from horizax.grid.minigrid_view import MiniGridObjectModel
 from horizax.grid.missions import mission_space
 from horizax.grid.render import render_image
 from horizax.grid.state import State
@@ -395,6 +396,17 @@ class GridFunctional:
     def autoreset_rounds(self) -> bool:
         """Whether the engine draws new layouts in rounds under `vmap` (the environment's)."""
         return self.env.autoreset_rounds
+
+    @property
+    def above_range_action(self) -> int | None:
+        """What a Discrete adapter takes for an action ``>= num_actions`` (the environment's
+        ``invalid_action``: Dynamic-Obstacles' ``left``, as MiniGrid), or None: an error."""
+        return self.env.invalid_action
+
+    def object_model(self) -> MiniGridObjectModel:
+        """MiniGrid's object model of this gridworld's states (`horizax.grid.minigrid_view`),
+        which the Gymnasium adapter shows as env attributes (``grid``, ``agent_pos``, ...)."""
+        return MiniGridObjectModel(self.env)
 
     def initial_state(self, key: Array) -> State:
         """The first `State` of the episode drawn from ``key``."""

@@ -2,7 +2,7 @@
 
 MiniGrid is the oracle. For one id of every gridworld family, MiniGrid plays random actions;
 at every state the bridge (`tests.grid.minigrid_bridge`, MiniGrid -> horizax, written
-independently of `horizax.adapters.minigrid_view`) copies its state into horizax's
+independently of `horizax.grid.minigrid_view`) copies its state into horizax's
 Gymnasium env, and the object model read from ``env.unwrapped`` must equal MiniGrid's own:
 the grid's encoding (box contents included), agent, hand, mission, step count,
 ``gen_obs``, ``pprint_grid``, ``front_pos``, ``agent_sees``, frames, and every listed
@@ -28,8 +28,8 @@ wrappers = pytest.importorskip("minigrid.wrappers")
 import jax  # noqa: E402
 
 from horizax.adapters import gymnasium as hg  # noqa: E402
-from horizax.adapters import minigrid_view  # noqa: E402
 from horizax.core import episode as engine  # noqa: E402
+from horizax.grid import minigrid_view  # noqa: E402
 from tests.grid.envs import (  # noqa: E402
     obstructedmaze_driver,
     pickup_driver,
@@ -281,14 +281,14 @@ def test_reseed_wrapper_replays_the_seeds():
 def test_state_attributes_are_read_only_and_options_settable():
     env = hg.make("MiniGrid-Empty-5x5-v0")
     env.reset(seed=0)
-    with pytest.raises(AttributeError, match="read-only MiniGrid view"):
+    with pytest.raises(AttributeError, match="read-only view of the horizax state"):
         env.agent_pos = (1, 1)
     with pytest.raises(AttributeError, match="read-only"):
         env.agent_view_size = 5
     env.highlight = False
-    assert env.highlight is False and env.minigrid.highlight is False
+    assert env.highlight is False and env.object_view.highlight is False
     env.step(2)  # a rebuilt state keeps the option
-    assert env.minigrid.highlight is False
+    assert env.object_view.highlight is False
 
 
 def test_view_follows_each_step_and_pickles():

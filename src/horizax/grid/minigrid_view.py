@@ -1,12 +1,14 @@
-"""MiniGrid's object model as a view of a gridworld's state, for MiniGrid's own wrappers.
+"""MiniGrid's object model of a gridworld's state, for MiniGrid's own wrappers.
 
 Farama MiniGrid's wrappers (``FullyObsWrapper``, ``RGBImgObsWrapper``, ``ViewSizeWrapper``,
 ``SymbolicObsWrapper``, ``NoDeath``, ``PositionBonus``, ``DirectionObsWrapper``, ...) read the
 environment's objects from ``env.unwrapped``: ``grid`` (a ``minigrid.core.grid.Grid`` of
 ``minigrid.core.world_object`` objects), ``agent_pos``, ``agent_dir``, ``carrying``,
 ``mission``, ``get_frame``, ``gen_obs_grid``, ``pprint_grid``, ... `MiniGridObjectModel`
-gives horizax's Gymnasium env of every gridworld id those attributes, built on demand from
-the current horizax `horizax.grid.state.State`:
+builds those attributes from a horizax `horizax.grid.state.State`; the gridworld's protocol
+view offers it (``GridFunctional.object_model()``), and the Gymnasium adapter shows it as
+attributes of every gridworld env (`horizax.adapters.object_model`), without naming the
+family:
 
 * `to_grid` converts the u8[W, H, 3] encoding into real MiniGrid objects (boxes with what they
   hold, doors open, closed or locked), `to_object` one cell (the carried object too).
@@ -42,13 +44,13 @@ import numpy as np
 
 from horizax.grid import cells, missions, observations
 from horizax.grid import constants as C
-from horizax.grid.environment import GridFunctional
 from horizax.grid.state import State
 
 __all__ = [
     "OBJECT_MODEL",
     "SETTABLE",
     "MiniGridObjectModel",
+    "empty_view",
     "require_minigrid",
     "state_view",
     "to_grid",
@@ -200,69 +202,40 @@ def _goal_pos(view: Any) -> tuple[int, int]:
 
 
 class MiniGridObjectModel:
-    """Mixin: MiniGrid's object model (`OBJECT_MODEL`) as attributes of a Gymnasium env.
+    """MiniGrid's object model of one gridworld `Environment`: the provider that
+    `horizax.adapters.object_model` reads (the protocol's optional ``object_model()``).
 
-    The host sets ``self.fenv`` (a `horizax.grid.environment.GridFunctional` for the
-    gridworlds; any other environment gets no object model) and keeps its current episode
-    in ``self._episode`` (``None`` before the first reset), an object replaced on every
-    reset and step, whose ``state`` is the gridworld `State`.
+    Args:
+        env: the gridworld (`horizax.grid.environment.Environment`) whose states are viewed.
+
+    Attributes:
+        names: the attributes of the model (`OBJECT_MODEL`).
+        settable: the rendering options users may set (`SETTABLE`).
     """
 
-    def _grid_env(self) -> Any:
-        fenv = self.__dict__.get("fenv")
-        return fenv.env if isinstance(fenv, GridFunctional) else None
+    names = OBJECT_MODEL
+    settable = SETTABLE
 
-    @property
-    def minigrid(self) -> Any:
-        """The MiniGrid env shell holding the current state (rebuilt when it changed).
+    def __init__(self, env: Any) -> None:
+        # `Any`, not `Environment`: environment.py imports this module (no cycle).
+        self.env = env
+
+    def new_view(self) -> Any:
+        """A MiniGrid env shell before any reset (`empty_view`); needs ``minigrid``."""
+        see_through = self.env.observation_fn is observations.symbolic_first_person_see_through
+        return empty_view(self.env.width, self.env.height, self.env.max_steps, see_through)
+
+    def update(self, view: Any, state: State) -> Any:
+        """Fills ``view`` with an unbatched ``state`` (`state_view`); returns it."""
+        return state_view(view, state)
+
+    def read(self, view: Any, name: str) -> Any:
+        """The attribute ``name`` of `names` on a filled view (``goal_pos`` and
+        ``goal_position``: the grid's single goal).
 
         Raises:
-            AttributeError: for an environment that is not a gridworld.
-            ImportError: without the ``minigrid`` package.
+            AttributeError: ``goal_pos`` of a grid without exactly one goal.
         """
-        env = self._grid_env()
-        if env is None:
-            raise AttributeError(f"{type(self).__name__} of a non-gridworld has no MiniGrid view")
-        cache = self.__dict__.setdefault("_minigrid_cache", {})
-        episode = self.__dict__.get("_episode")
-        if "shell" not in cache:
-            see_through = env.observation_fn is observations.symbolic_first_person_see_through
-            cache["shell"] = empty_view(env.width, env.height, env.max_steps, see_through)
-            for name, value in cache.get("options", {}).items():
-                setattr(cache["shell"], name, value)
-        if episode is not None and cache.get("episode") is not episode:
-            state_view(cache["shell"], episode.state)
-            cache["episode"] = episode
-        return cache["shell"]
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for attributes the env lacks; private and dunder names (pickle and
-        # copy probe them on half-built objects) never build a view.
-        if name in OBJECT_MODEL and self._grid_env() is not None:
-            view = self.minigrid
-            if name in ("goal_pos", "goal_position"):
-                return _goal_pos(view)
-            return getattr(view, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in OBJECT_MODEL and self._grid_env() is not None:
-            if name not in SETTABLE:
-                raise AttributeError(
-                    f"{name} is part of a read-only MiniGrid view of the horizax state; "
-                    "it cannot be assigned (settable: " + ", ".join(sorted(SETTABLE)) + ")"
-                )
-            cache = self.__dict__.setdefault("_minigrid_cache", {})
-            cache.setdefault("options", {})[name] = value
-            if "shell" in cache:
-                setattr(cache["shell"], name, value)
-            return
-        super().__setattr__(name, value)
-
-    def __getstate__(self) -> dict[str, Any]:
-        # The view is rebuilt on demand; its MissionSpace holds a lambda that cannot pickle.
-        state = dict(self.__dict__)
-        cache = state.pop("_minigrid_cache", None)
-        if cache and cache.get("options"):
-            state["_minigrid_cache"] = {"options": dict(cache["options"])}
-        return state
+        if name in ("goal_pos", "goal_position"):
+            return _goal_pos(view)
+        return getattr(view, name)
