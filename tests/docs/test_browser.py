@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.docs.site_build import ROOT, build_site
+from tests.docs.site_build import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -62,8 +62,8 @@ def _artifacts() -> pathlib.Path:
 
 
 @pytest.fixture(scope="module")
-def served_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    site = build_site(tmp_path_factory.mktemp("site"))
+def served_site(built_site: pathlib.Path) -> Iterator[str]:
+    site = built_site
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

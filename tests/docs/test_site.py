@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from tests.docs.site_build import ROOT, build_site
+from tests.docs.site_build import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +29,8 @@ def _api_hook():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    return build_site(tmp_path_factory.mktemp("site"))
+def site(built_site: pathlib.Path) -> pathlib.Path:
+    return built_site
 
 
 def test_every_public_module_has_an_api_page(site: pathlib.Path):
