@@ -1,0 +1,339 @@
+"""The BabyAI instruction arrays against MiniGrid 3.2.0's own verifier, step by step.
+
+MiniGrid is the oracle: its BabyAI levels lay out the grid and pick the instruction (or we
+give it one of ours, strict or not, to reach failures its levels never produce), its bot
+and a random policy act, and at every step we record its grid, agent and hand, the status
+its ``instrs.verify`` returned, the positions its descriptions hold (``obj_poss``) and the
+objects a fresh description would match from the current pose. horizax then replays the
+recorded states through `verify` under `jit` and `vmap` and must agree everywhere.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from horizax.grid import constants as C
+from horizax.grid import missions
+from horizax.grid.babyai import descriptions as D
+from horizax.grid.babyai import surface as S
+from horizax.grid.babyai import verifiers as V
+from horizax.grid.state import State
+from tests.grid.minigrid_bridge import minigrid_env, state_from_minigrid
+
+verifier = pytest.importorskip("minigrid.envs.babyai.core.verifier")
+baby_ai_bot = pytest.importorskip("minigrid.utils.baby_ai_bot")
+
+pytestmark = pytest.mark.reference
+
+HORIZON = 48  # steps recorded per episode: padded arrays give one compile per grid shape
+_LOCS = {None: D.Loc.NONE, "left": D.Loc.LEFT, "right": D.Loc.RIGHT}
+_LOCS.update({"front": D.Loc.FRONT, "behind": D.Loc.BEHIND})
+_STATUS = {None: V.Status.CONTINUE, "continue": V.Status.CONTINUE}
+_STATUS.update({"success": V.Status.SUCCESS, "failure": V.Status.FAILURE})
+
+
+def desc_array(desc: Any) -> np.ndarray:
+    """Our array for a MiniGrid ``ObjDesc``."""
+    kind = D.ANY if desc.type is None else C.OBJECT_NAMES.index(desc.type)
+    colour = D.ANY if desc.color is None else C.COLOR_NAMES.index(desc.color)
+    return D.describe(kind, colour, _LOCS[desc.loc])
+
+
+def instr_array(instr: Any) -> np.ndarray:
+    """Our array for a MiniGrid action instruction."""
+    if isinstance(instr, verifier.GoToInstr):
+        return V.instruction(V.Instr.GOTO, desc_array(instr.desc))
+    if isinstance(instr, verifier.OpenInstr):
+        return V.instruction(V.Instr.OPEN, desc_array(instr.desc), strict=instr.strict)
+    if isinstance(instr, verifier.PickupInstr):
+        return V.instruction(V.Instr.PICKUP, desc_array(instr.desc), strict=instr.strict)
+    assert isinstance(instr, verifier.PutNextInstr), f"unexpected {type(instr)}"
+    return V.instruction(
+        V.Instr.PUT_NEXT,
+        desc_array(instr.desc_move),
+        desc_array(instr.desc_fixed),
+        strict=instr.strict,
+    )
+
+
+def descs_of(instr: Any) -> list[Any]:
+    """MiniGrid's descriptions in our slot order (desc_a, desc_b)."""
+    if isinstance(instr, verifier.PutNextInstr):
+        return [instr.desc_move, instr.desc_fixed]
+    return [instr.desc]
+
+
+def positions_mask(shape: tuple[int, int], positions: list[Any]) -> np.ndarray:
+    mask = np.zeros(shape, bool)
+    for x, y in positions:
+        mask[x, y] = True
+    return mask
+
+
+def snapshot(mg: Any) -> State:
+    return state_from_minigrid(mg, mission_fn=lambda _: np.zeros(missions.MISSION_SIZE))
+
+
+def random_instruction(mg: Any, rng: np.random.Generator, strict: bool) -> Any:
+    """A MiniGrid instruction of ours about an object of the current grid, often strict,
+    with kind, colour or location sometimes dropped (so several objects match); if
+    ``strict``, always strict and never GoTo (which has no strict mode)."""
+    objects = [
+        mg.grid.get(x, y)
+        for x in range(mg.grid.width)
+        for y in range(mg.grid.height)
+        if mg.grid.get(x, y) is not None and mg.grid.get(x, y).type in verifier.OBJ_TYPES
+    ]
+    while True:
+        kind = rng.choice(
+            ["open", "pickup", "putnext"] if strict else ["goto", "open", "pickup", "putnext"]
+        )
+        pool = [o for o in objects if (o.type == "door") == (kind == "open")]
+        if not pool:
+            continue
+        obj = pool[rng.integers(len(pool))]
+        drop_kind = kind != "open" and rng.random() < 0.3
+        desc = verifier.ObjDesc(
+            None if drop_kind else obj.type,
+            None if rng.random() < 0.3 else obj.color,
+            [None, *verifier.LOC_NAMES][rng.integers(5)] if rng.random() < 0.5 else None,
+        )
+        if kind == "pickup" and desc.type is None:
+            desc.type = obj.type  # MiniGrid allows "object", but it could name a door
+        strict = strict or bool(rng.random() < 0.5)
+        if kind == "goto":
+            instr = verifier.GoToInstr(desc)
+        elif kind == "open":
+            instr = verifier.OpenInstr(desc, strict=strict)
+        elif kind == "pickup":
+            instr = verifier.PickupInstr(desc, strict=strict)
+        else:
+            fixed = objects[rng.integers(len(objects))]
+            if fixed is obj:
+                continue
+            instr = verifier.PutNextInstr(
+                verifier.ObjDesc(obj.type, obj.color), verifier.ObjDesc(fixed.type), strict=strict
+            )
+        if all(d.find_matching_objs(mg)[0] for d in descs_of(instr)):
+            return instr
+
+
+def record(env_id: str, seed: int, policy: str, custom: bool) -> dict[str, Any]:
+    """Plays one MiniGrid episode and records what our verifier must reproduce."""
+    mg = minigrid_env(env_id)
+    mg.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    if custom:
+        mg.instrs = random_instruction(mg, rng, strict=policy == "grabby")
+        mg.instrs.reset_verifier(mg)
+        mg.mission = mg.instrs.surface(mg)
+    instr = mg.instrs
+    shape = (mg.grid.width, mg.grid.height)
+    statuses: list[Any] = []
+    verify = instr.verify
+    instr.verify = lambda action: statuses.append(verify(action)) or statuses[-1]
+    bot = baby_ai_bot.BabyAIBot(mg) if policy != "random" else None
+    states, actions, poss, fresh = [snapshot(mg)], [], [], []
+    taken = None
+    for _ in range(HORIZON):
+        action = int(rng.integers(C.NUM_ACTIONS))
+        if bot is not None:
+            try:
+                suggested = int(bot.replan(taken))
+            except Exception:  # the bot gives up after some deviations: act randomly
+                bot = None
+            else:
+                if policy == "bot" or rng.random() < 0.7:
+                    action = suggested
+        front = mg.grid.get(*mg.front_pos)
+        grab = policy == "grabby" and rng.random() < 0.6
+        if grab and front is not None and front.type in verifier.OBJ_TYPES:
+            # deliberate mistakes: take or toggle whatever is faced, right object or not
+            action = C.TOGGLE if front.type == "door" else C.PICKUP
+        taken = action
+        _, _, terminated, _, _ = mg.step(action)
+        states.append(snapshot(mg))
+        actions.append(action)
+        poss.append([positions_mask(shape, d.obj_poss) for d in descs_of(instr)])
+        fresh.append(
+            [positions_mask(shape, copy.copy(d).find_matching_objs(mg)[1]) for d in descs_of(instr)]
+        )
+        if terminated:
+            break
+    return {
+        "instr": instr_array(instr),
+        "mission": mg.mission,
+        "room_size": mg.room_size,
+        "states": states,
+        "actions": np.array(actions, np.int32),
+        "statuses": np.array([_STATUS[s] for s in statuses], np.int32),
+        "poss": poss,
+        "fresh": fresh,
+    }
+
+
+def _pad(episode: dict[str, Any]) -> tuple[State, np.ndarray]:
+    """States i32[HORIZON + 1] and actions [HORIZON], padded by repeating the last state
+    under action -1 (no effect, status continue)."""
+    states = episode["states"] + [episode["states"][-1]] * (HORIZON + 1 - len(episode["states"]))
+    actions = np.full(HORIZON, -1, np.int32)
+    actions[: len(episode["actions"])] = episode["actions"]
+    return jax.tree.map(lambda *xs: np.stack(xs), *states), actions
+
+
+@functools.partial(jax.jit, static_argnames=("room_size", "done_actions"))
+def replay(instr, states, actions, *, room_size, done_actions):
+    """Statuses i32[B, T], obj_poss bool[B, T, 2, W, H] and fresh matches bool[B, T, 2, W, H]."""
+
+    def one(instr, states, actions):
+        first = jax.tree.map(lambda x: x[0], states)
+        prev = jax.tree.map(lambda x: x[:-1], states)
+        cur = jax.tree.map(lambda x: x[1:], states)
+
+        def body(progress, xs):
+            p, s, a = xs
+            status, progress = V.verify(instr, progress, p, s, a, done_actions=done_actions)
+            match = jnp.stack(
+                [
+                    D.find_matching(d, s.grid, s.agent_pos, s.agent_dir, room_size=room_size)
+                    for d in (V.desc_a(instr), V.desc_b(instr))
+                ]
+            )
+            return progress, (status, progress.poss, match)
+
+        progress = V.start(instr, first, room_size=room_size)
+        return jax.lax.scan(body, progress, (prev, cur, actions))[1]
+
+    return jax.vmap(one)(instr, states, actions)
+
+
+def check(episodes: list[dict[str, Any]], done_actions: bool = False) -> np.ndarray:
+    """Replays ``episodes`` (one grid shape) and asserts agreement; returns MiniGrid's
+    statuses, flattened, for coverage asserts."""
+    padded = [_pad(e) for e in episodes]
+    states = jax.tree.map(lambda *xs: np.stack(xs), *[p[0] for p in padded])
+    actions = np.stack([p[1] for p in padded])
+    instrs = np.stack([e["instr"] for e in episodes])
+    room_size = episodes[0]["room_size"]
+    statuses, poss, fresh = jax.device_get(
+        replay(instrs, states, actions, room_size=room_size, done_actions=done_actions)
+    )
+    for b, e in enumerate(episodes):
+        first = e["states"][0]
+        text = S.instruction_text(
+            e["instr"], first.grid, first.agent_pos, int(first.agent_dir), room_size=room_size
+        )
+        assert text == e["mission"], f"episode {b}: surface string"
+        for t in range(len(e["actions"])):
+            where = f"episode {b} ({e['mission']!r}) step {t} action {e['actions'][t]}"
+            assert statuses[b, t] == e["statuses"][t], f"status, {where}"
+            for slot, mask in enumerate(e["poss"][t]):
+                np.testing.assert_array_equal(poss[b, t, slot], mask, f"obj_poss {slot}, {where}")
+            for slot, mask in enumerate(e["fresh"][t]):
+                np.testing.assert_array_equal(fresh[b, t, slot], mask, f"matches {slot}, {where}")
+    return np.concatenate([e["statuses"] for e in episodes])
+
+
+# MiniGrid's bot (successes), the bot with random deviations, a random policy; "grabby"
+# (random, but takes or toggles any object it faces) makes strict instructions fail.
+POLICIES = ("bot", "noisy", "random")
+LEVELS = ["BabyAI-GoToLocal-v0", "BabyAI-PickupLoc-v0", "BabyAI-PutNextLocal-v0", "BabyAI-Open-v0"]
+
+
+@pytest.mark.parametrize("env_id", LEVELS)
+def test_level_instructions_match_minigrid(env_id: str) -> None:
+    """MiniGrid's own level instructions, played by its bot (successes), the bot with
+    random deviations and a random policy: status, obj_poss, matches and mission agree."""
+    episodes = [record(env_id, 7919 * seed, POLICIES[seed % 3], False) for seed in range(12)]
+    statuses = check(episodes)
+    assert (statuses == V.Status.SUCCESS).sum() >= 3, "the bot must reach success"
+    assert len(statuses) >= 150, "hundreds of compared steps"
+
+
+@pytest.mark.parametrize("env_id", ["BabyAI-PutNextLocal-v0", "BabyAI-Open-v0"])
+def test_custom_instructions_match_minigrid(env_id: str) -> None:
+    """Our instructions (all four kinds, strict or not, any kind/colour/location) on
+    MiniGrid's layouts: wrong objects picked up or doors opened fail in strict mode."""
+    episodes = [
+        record(env_id, 7919 * seed + 1, (*POLICIES, "grabby")[seed % 4], custom=True)
+        for seed in range(32)
+    ]
+    statuses = check(episodes)
+    assert (statuses == V.Status.SUCCESS).sum() >= 4, "the bot must complete our instructions"
+    assert (statuses == V.Status.FAILURE).sum() >= 2, "strict failures must be exercised"
+
+
+def test_done_actions_match_minigrid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MiniGrid's BABYAI_DONE_ACTIONS mode: done after a completing step succeeds, done
+    elsewhere (the wrong place) fails, nothing else ends the episode."""
+    monkeypatch.setattr(verifier, "use_done_actions", True)
+    episodes = [
+        record("BabyAI-GoToLocal-v0", 7919 * seed + 2, POLICIES[seed % 3], False)
+        for seed in range(12)
+    ]
+    statuses = check(episodes, done_actions=True)
+    assert (statuses == V.Status.SUCCESS).sum() >= 1, "done after reaching the object"
+    assert (statuses == V.Status.FAILURE).sum() >= 1, "done in the wrong place"
+
+
+def test_surface_words() -> None:
+    """Articles, colour, kind and location words of ObjDesc.surface."""
+    desc = D.describe(C.BALL, C.RED, D.Loc.LEFT)
+    assert S.description_text(desc, 1) == "the red ball on your left"
+    assert S.description_text(D.describe(loc=D.Loc.FRONT), 2) == "a object in front of you"
+    with pytest.raises(ValueError, match="num_matching"):
+        S.description_text(desc, 0)
+
+
+def test_bad_arguments_are_named() -> None:
+    with pytest.raises(ValueError, match="kind"):
+        D.describe(C.WALL)
+    with pytest.raises(ValueError, match="desc_a"):
+        V.instruction(V.Instr.OPEN, D.describe(C.BALL))
+    with pytest.raises(ValueError, match="desc_b"):
+        V.instruction(V.Instr.PUT_NEXT, D.describe(C.BALL))
+
+
+@functools.partial(jax.jit, static_argnames="room_size")
+def _all_matches(descs, grid, pos, direction, *, room_size):
+    return jax.vmap(lambda d: D.find_matching(d, grid, pos, direction, room_size=room_size))(descs)
+
+
+@pytest.mark.parametrize("env_id", ["BabyAI-GoToLocal-v0", "BabyAI-Open-v0"])
+def test_find_matching_every_description(env_id: str) -> None:
+    """Every kind (or any), colour (or any) and location, from every direction at several
+    positions: MiniGrid's ``find_matching_objs`` and ours pick the same cells (walls for
+    "a grey object", the start room only for locations, nothing at the agent's side)."""
+    descs = [
+        verifier.ObjDesc(kind, colour, loc)
+        for kind in [None, *verifier.OBJ_TYPES]
+        for colour in [None, *C.COLOR_NAMES]
+        for loc in [None, *verifier.LOC_NAMES]
+    ]
+    arrays = np.stack([desc_array(d) for d in descs])
+    mg = minigrid_env(env_id)
+    mg.reset(seed=3)
+    rng = np.random.default_rng(3)
+    poses = 0
+    for _ in range(40):
+        mg.step(int(rng.choice([C.LEFT, C.FORWARD, C.FORWARD])))
+        if poses >= 8 or rng.random() < 0.7:
+            continue
+        poses += 1
+        state = snapshot(mg)
+        ours = np.asarray(
+            _all_matches(
+                arrays, state.grid, state.agent_pos, state.agent_dir, room_size=mg.room_size
+            )
+        )
+        for desc, mask in zip(descs, ours, strict=True):
+            expected = positions_mask(mask.shape, desc.find_matching_objs(mg)[1])
+            np.testing.assert_array_equal(mask, expected, f"{desc!r} at {mg.agent_pos}")
+    assert poses >= 4, "several poses compared"
