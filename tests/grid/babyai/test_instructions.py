@@ -139,19 +139,24 @@ def record(env_id: str, seed: int, policy: str, custom: bool) -> dict[str, Any]:
     statuses: list[Any] = []
     verify = instr.verify
     instr.verify = lambda action: statuses.append(verify(action)) or statuses[-1]
-    bot = baby_ai_bot.BabyAIBot(mg) if policy != "random" else None
+    bot = baby_ai_bot.BabyAIBot(mg) if policy in ("bot", "noisy", "repick", "then_done") else None
     states, actions, poss, fresh = [snapshot(mg)], [], [], []
-    taken = None
+    taken, repicked = None, False
     for _ in range(HORIZON):
-        action = int(rng.integers(C.NUM_ACTIONS))
+        # grabby never says done: in done-action mode its episodes run on past success
+        action = int(rng.integers(C.DONE if policy == "grabby" else C.NUM_ACTIONS))
         if bot is not None:
             try:
                 suggested = int(bot.replan(taken))
             except Exception:  # the bot gives up after some deviations: act randomly
                 bot = None
             else:
-                if policy == "bot" or rng.random() < 0.7:
+                if policy != "noisy" or rng.random() < 0.7:
                     action = suggested
+        if policy in ("repick", "then_done") and mg.carrying is not None:
+            # once the bot holds something: done, or a second pickup and then done
+            action = C.PICKUP if policy == "repick" and not repicked else C.DONE
+            repicked = True
         front = mg.grid.get(*mg.front_pos)
         grab = policy == "grabby" and rng.random() < 0.6
         if grab and front is not None and front.type in verifier.OBJ_TYPES:
@@ -281,6 +286,32 @@ def test_done_actions_match_minigrid(monkeypatch: pytest.MonkeyPatch) -> None:
     statuses = check(episodes, done_actions=True)
     assert (statuses == V.Status.SUCCESS).sum() >= 1, "done after reaching the object"
     assert (statuses == V.Status.FAILURE).sum() >= 1, "done in the wrong place"
+
+
+def test_done_actions_long_episodes_match_minigrid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Done-action mode lets episodes run past completion: objects picked up again while
+    held (Pickup's pre-carrying rule), boxes toggled away (no longer tracked), objects
+    dropped and moved on; the bot ends its episodes with done."""
+    monkeypatch.setattr(verifier, "use_done_actions", True)
+    episodes = [
+        record("BabyAI-PutNextLocal-v0", 7919 * seed + 3, ("bot", "grabby")[seed % 2], True)
+        for seed in range(32)
+    ]
+    statuses = check(episodes, done_actions=True)
+    assert (statuses == V.Status.SUCCESS).sum() >= 2, "done after completing"
+
+
+def test_done_after_a_second_pickup_matches_minigrid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pickup's pre-carrying rule: picking up while already holding the object does not
+    count, so a done after it fails where a done right after the pickup succeeds."""
+    monkeypatch.setattr(verifier, "use_done_actions", True)
+    episodes = [
+        record("BabyAI-PickupLoc-v0", 7919 * seed + 4, ("then_done", "repick")[seed % 2], False)
+        for seed in range(8)
+    ]
+    statuses = check(episodes, done_actions=True)
+    assert (statuses == V.Status.SUCCESS).sum() >= 2, "done right after the pickup"
+    assert (statuses == V.Status.FAILURE).sum() >= 2, "done after a second pickup"
 
 
 def test_surface_words() -> None:
