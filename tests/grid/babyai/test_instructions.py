@@ -125,6 +125,9 @@ def random_instruction(mg: Any, rng: np.random.Generator, strict: bool) -> Any:
             return instr
 
 
+_EXTRA = {"retoggle": C.TOGGLE, "then_pick": C.PICKUP}
+
+
 def record(env_id: str, seed: int, policy: str, custom: bool) -> dict[str, Any]:
     """Plays one MiniGrid episode and records what our verifier must reproduce."""
     mg = minigrid_env(env_id)
@@ -139,7 +142,7 @@ def record(env_id: str, seed: int, policy: str, custom: bool) -> dict[str, Any]:
     statuses: list[Any] = []
     verify = instr.verify
     instr.verify = lambda action: statuses.append(verify(action)) or statuses[-1]
-    bot = baby_ai_bot.BabyAIBot(mg) if policy in ("bot", "noisy", "repick", "then_done") else None
+    bot = baby_ai_bot.BabyAIBot(mg) if policy not in ("random", "grabby") else None
     states, actions, poss, fresh = [snapshot(mg)], [], [], []
     taken, repicked = None, False
     for _ in range(HORIZON):
@@ -157,6 +160,10 @@ def record(env_id: str, seed: int, policy: str, custom: bool) -> dict[str, Any]:
             # once the bot holds something: done, or a second pickup and then done
             action = C.PICKUP if policy == "repick" and not repicked else C.DONE
             repicked = True
+        if policy in _EXTRA and (repicked or action == C.DONE):
+            # when the bot says done: one more action first (closing the opened door,
+            # taking the object gone to), then done
+            action, repicked = (C.DONE if repicked else _EXTRA[policy]), True
         front = mg.grid.get(*mg.front_pos)
         grab = policy == "grabby" and rng.random() < 0.6
         if grab and front is not None and front.type in verifier.OBJ_TYPES:
@@ -312,6 +319,21 @@ def test_done_after_a_second_pickup_matches_minigrid(monkeypatch: pytest.MonkeyP
     statuses = check(episodes, done_actions=True)
     assert (statuses == V.Status.SUCCESS).sum() >= 2, "done right after the pickup"
     assert (statuses == V.Status.FAILURE).sum() >= 2, "done after a second pickup"
+
+
+@pytest.mark.parametrize(
+    ("env_id", "policy"), [("BabyAI-Open-v0", "retoggle"), ("BabyAI-GoToLocal-v0", "then_pick")]
+)
+def test_done_after_one_more_action_matches_minigrid(
+    monkeypatch: pytest.MonkeyPatch, env_id: str, policy: str
+) -> None:
+    """Done-action mode, one action between completion and done: closing the opened door
+    again undoes Open (done fails); picking up the object gone to keeps GoTo satisfied,
+    because MiniGrid still counts the object at the cell it left (done succeeds)."""
+    monkeypatch.setattr(verifier, "use_done_actions", True)
+    episodes = [record(env_id, 7919 * seed + 5, policy, False) for seed in range(8)]
+    statuses = check(episodes, done_actions=True)
+    assert (statuses != V.Status.CONTINUE).sum() >= 4, "episodes must reach their done"
 
 
 def test_surface_words() -> None:
