@@ -246,9 +246,31 @@ def verify(
     Returns:
         ``(status, progress)``: i32[] `Status` code and the verifier's next state.
     """
-    instr = jnp.asarray(instr, jnp.int32)
     action = jnp.asarray(action, jnp.int32)
     progress = track(progress, prev_state, state, action)
+    return check(instr, progress, state, action, done_actions=done_actions)
+
+
+def check(
+    instr: Array, progress: Progress, state: State, action: Array, *, done_actions: bool = False
+) -> tuple[Array, Progress]:
+    """MiniGrid's ``ActionInstr.verify`` alone, on a `track`ed progress.
+
+    Composites call it only for the clauses MiniGrid verifies on a step, while every
+    clause is tracked on every step.
+
+    Args:
+        instr: i32[8], the instruction.
+        progress: the verifier's state, already tracked through this step.
+        state: the environment after the step.
+        action: i32[], the action taken.
+        done_actions: static, as in `verify`.
+
+    Returns:
+        ``(status, progress)``.
+    """
+    instr = jnp.asarray(instr, jnp.int32)
+    action = jnp.asarray(action, jnp.int32)
     status, after = _verify_action(instr, progress, state, action)
     if not done_actions:
         return status, after
@@ -256,6 +278,5 @@ def verify(
     done_status = jnp.where(progress.last_step_match, Status.SUCCESS, Status.FAILURE)
     after = after.replace(last_step_match=status == Status.SUCCESS)
     # A done step does not run verify_action: nothing the instruction remembers changes.
-    kept = progress.replace(tracked=after.tracked, poss=after.poss, carried=after.carried)
-    progress = jax.tree.map(lambda k, a: jnp.where(is_done, k, a), kept, after)
+    progress = jax.tree.map(lambda k, a: jnp.where(is_done, k, a), progress, after)
     return jnp.where(is_done, done_status, Status.CONTINUE).astype(jnp.int32), progress
