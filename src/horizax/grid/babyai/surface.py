@@ -70,3 +70,21 @@ def instruction_text(
     if kind == V.Instr.PICKUP:
         return "pick up " + a
     return f"put {a} next to {words(instr[2 + D.DESC_SIZE :])}"
+
+
+_JOINS = {0: " and ", 1: ", then ", 2: " after you "}  # sequences.Seq order
+
+
+def sequence_text(
+    seq: np.ndarray,
+    grid: np.ndarray,
+    start_pos: np.ndarray,
+    start_dir: int,
+    *,
+    room_size: int,
+) -> str:
+    """MiniGrid's mission string for a composite (`sequences.sequence`) at the start state."""
+    seq = np.asarray(seq, np.int32)
+    a, b = seq[2:].reshape(2, V.INSTR_SIZE)
+    words = [instruction_text(i, grid, start_pos, start_dir, room_size=room_size) for i in (a, b)]
+    return words[0] + _JOINS[int(seq[0])] + words[1]
