@@ -235,3 +235,37 @@ def test_find_matching_every_description(env_id: str) -> None:
             expected = positions_mask(mask.shape, desc.find_matching_objs(mg)[1])
             np.testing.assert_array_equal(mask, expected, f"{desc!r} at {mg.agent_pos}")
     assert poses >= 4, "several poses compared"
+
+
+def test_one_trace_serves_every_kind_under_jit_and_vmap() -> None:
+    """A batch mixing the four kinds (strict or not) runs through one jitted, vmapped
+    verify: the instruction is data, not a Python branch, so nothing retraces."""
+    traces = []
+
+    @jax.jit
+    def step(instrs, progress, prev, cur, actions):
+        traces.append(1)
+        return jax.vmap(V.verify, in_axes=(0, 0, None, None, 0))(
+            instrs, progress, prev, cur, actions
+        )
+
+    mg = minigrid_env("BabyAI-PutNextLocal-v0")
+    mg.reset(seed=0)
+    first = snapshot(mg)
+    ball = D.describe(C.BALL)
+    instrs = np.stack(
+        [
+            V.instruction(V.Instr.GOTO, ball),
+            V.instruction(V.Instr.OPEN, D.describe(C.DOOR), strict=True),
+            V.instruction(V.Instr.PICKUP, ball, strict=True),
+            V.instruction(V.Instr.PUT_NEXT, ball, D.describe(C.KEY)),
+        ]
+    )
+    progress = jax.vmap(lambda i: V.start(i, first, room_size=mg.room_size))(instrs)
+    for action in (C.LEFT, C.FORWARD, C.PICKUP):
+        mg.step(action)
+        cur = snapshot(mg)
+        status, progress = step(instrs, progress, first, cur, np.full(4, action, np.int32))
+        first = cur
+        assert status.shape == (4,) and status.dtype == jnp.int32, "one status per instruction"
+    assert len(traces) == 1, "one trace for every kind and step"
