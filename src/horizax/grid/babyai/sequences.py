@@ -133,7 +133,7 @@ def verify_sequence(
         first_called = ~was_done
         out = jnp.where(
             was_done | now_done,
-            jnp.where(s2 == _CONTINUE, _CONTINUE, s2),
+            s2,  # the second clause's answer, whatever it is
             jnp.where(
                 s1 == _FAILURE, _FAILURE, jnp.where(strict & (s2 == _SUCCESS), _FAILURE, _CONTINUE)
             ),
@@ -147,7 +147,10 @@ def verify_sequence(
 
     before_status, before_done, before_called = ordered(0)
     after_status, after_done, after_called = ordered(1)
-    pick = lambda options: jnp.stack(options)[kind]  # noqa: E731
+
+    def pick(options: list[Array]) -> Array:
+        return jnp.stack(options)[kind]
+
     out = pick([and_status, before_status, after_status])
     new_done = pick([and_done, before_done, after_done])
     called = pick([and_called, before_called, after_called])
