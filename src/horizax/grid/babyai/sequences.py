@@ -43,7 +43,8 @@ def sequence(kind: Seq, instr_a: np.ndarray, instr_b: np.ndarray, *, strict: boo
 
     Args:
         kind: the `Seq` code.
-        instr_a, instr_b: i32[8] action instructions (`verifiers.instruction`).
+        instr_a: i32[8], the first action instruction (`verifiers.instruction`).
+        instr_b: i32[8], the second action instruction.
         strict: MiniGrid's flag: for ``then``/``after``, completing the later clause
             first fails (``and`` ignores it).
 
@@ -100,7 +101,8 @@ def verify_sequence(
     Args:
         seq: i32[18], the composite.
         progress: before the step (`start_sequence` at reset).
-        prev_state, state: the environment before and after the step.
+        prev_state: the environment's state before the step.
+        state: the environment's state after the step.
         action: i32[], the action taken.
         done_actions: static, MiniGrid's ``BABYAI_DONE_ACTIONS`` mode (see `verifiers.verify`).
 

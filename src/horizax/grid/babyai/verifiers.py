@@ -155,7 +155,8 @@ def track(progress: Progress, prev_state: State, state: State, action: Array) ->
 
     Args:
         progress: before the step.
-        prev_state, state: the environment before and after the step.
+        prev_state: the environment's state before the step.
+        state: the environment's state after the step.
         action: i32[], the action taken.
     """
     width, height = state.grid.shape[0], state.grid.shape[1]
@@ -236,7 +237,8 @@ def verify(
     Args:
         instr: i32[8], the instruction.
         progress: the verifier's state before the step (`start` at reset).
-        prev_state, state: the environment before and after the step.
+        prev_state: the environment's state before the step.
+        state: the environment's state after the step.
         action: i32[], the action taken.
         done_actions: static; MiniGrid's ``BABYAI_DONE_ACTIONS`` mode, where only the
             ``done`` action ends an episode: success if the step before it completed the
