@@ -271,3 +271,18 @@ def test_staged_next_step_equals_the_plain_path_batched(env_id):
     ran = run(staged)
     assert_trees_equal(ran, run(plain), "staged and plain NEXT_STEP differ")
     assert int(np.asarray(ran[0].done).sum()) >= 8, "episodes must end (and reset) in the run"
+
+
+@pytest.mark.parametrize(
+    "env_id", ["MiniGrid-KeyCorridorS3R2-v0", "Orbital-LadyBanditGuard-v0", "Maze-v0"]
+)
+def test_start_episodes_in_rounds_equals_vmap_of_start_episode(env_id):
+    """`start_episodes` draws in chunks of a round (70 environments: rounds of 2, the last
+    padded); every family's first states and steps equal the plain vmap's."""
+    from horizax.core import episode as engine
+
+    fenv = horizax.make(env_id).as_functional()
+    keys = jax.random.split(KEY, 70)
+    chunked = jax.jit(lambda k: engine.start_episodes(fenv, k))(keys)
+    plain = jax.jit(jax.vmap(lambda k: start_episode(fenv, k)))(keys)
+    assert_trees_equal(chunked, plain, env_id)

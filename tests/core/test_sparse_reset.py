@@ -131,3 +131,31 @@ def test_a_pytree_key_is_gathered_row_by_row(rounds):
     expected = reference(done, jax.vmap(jax.random.fold_in)(keys, offsets), blank_state(batch))
     for name in out:
         np.testing.assert_array_equal(np.asarray(out[name]), np.asarray(expected[name]), name)
+
+
+@pytest.mark.parametrize("kind", ["raw", "typed"])
+@pytest.mark.parametrize("batch", [1, 5, 32, 64, 100, 1000])
+def test_draw_batch_equals_vmap_whatever_the_padding(batch, kind):
+    """Chunks of one round's size (the last one padded, then cut) give vmap's states."""
+    make = jax.random.PRNGKey if kind == "raw" else jax.random.key
+    keys = jax.random.split(make(8), batch)
+    expected = jax.vmap(initial_state)(keys)
+    for rounds in (True, False):
+        out = jax.jit(lambda k, r=rounds: sparse_reset.draw_batch(initial_state, k, rounds=r))(
+            keys
+        )
+        jax.tree.map(np.testing.assert_array_equal, out, expected)
+
+
+def test_draw_batch_draws_one_round_at_a_time():
+    """The point of the chunks: the layout is traced at the rounds' batch size (so a
+    program that also autoresets compiles it once), in a loop; without rounds, at B."""
+    batch = 3 * sparse_reset.ROUND_FRACTION + 1  # rounds of 3, the last one padded
+    keys = jax.random.split(jax.random.PRNGKey(0), batch)
+    chunked = str(jax.make_jaxpr(lambda k: sparse_reset.draw_batch(initial_state, k))(keys))
+    assert sparse_reset.round_size(batch) == 3
+    assert "u32[3,3]" in chunked and f"u32[{batch},3]" not in chunked and "scan" in chunked
+    plain = str(
+        jax.make_jaxpr(lambda k: sparse_reset.draw_batch(initial_state, k, rounds=False))(keys)
+    )
+    assert f"u32[{batch},3]" in plain and "scan" not in plain

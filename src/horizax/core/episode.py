@@ -40,7 +40,7 @@ from jax import Array
 
 from horizax.core import episode_keys
 from horizax.core.protocol import Step, make_step
-from horizax.core.sparse_reset import reset_where
+from horizax.core.sparse_reset import draw_batch, reset_where
 from horizax.core.staged import StagedEnv, is_staged
 from horizax.core.struct import pytree_dataclass
 
@@ -375,8 +375,14 @@ def restart_where(fenv: Any, episode: Episode, key: Array, mask: Array) -> tuple
 
 
 def start_episodes(fenv: Any, keys: Array) -> tuple[Episode, Any]:
-    """`start_episode` for a batch: ``keys`` is [B, *key_shape]; outputs have a leading B."""
-    return jax.vmap(lambda key: start_episode(fenv, key))(keys)
+    """`start_episode` for a batch: ``keys`` is [B, *key_shape]; outputs have a leading B.
+
+    Drawn in the autoreset's rounds (`horizax.core.sparse_reset.draw_batch`, unless the
+    family sets ``autoreset_rounds`` False), so that a program which starts a batch and
+    steps it compiles the family's reset once; the result equals ``jax.vmap(start_episode)``.
+    """
+    rounds = bool(getattr(fenv, "autoreset_rounds", True))
+    return draw_batch(lambda key: start_episode(fenv, key), keys, rounds=rounds)
 
 
 def next_episode_keys(fenv: Any, episodes: Episode) -> Array:

@@ -5,7 +5,7 @@ admissible; colours are redrawn until new). The accepted outcome is uniform over
 admissible, so here it is drawn directly, branch-free and at a fixed cost under `vmap`:
 
 * random words come from `random_bits` / `split_words` (JAX's Threefry words, cheaper to
-  compile; `horizax.grid.random_bits`); `uniform_scores` orders cells as JAX's uniforms do.
+  compile; `horizax.core.threefry`); `uniform_scores` orders cells as JAX's uniforms do.
   The only other draws are `jax.random.split` of a layout's key into sub-keys (Crossing,
   Dynamic-Obstacles, `random_agent`) and `sample_direction`'s ``jax.random.randint``;
 * small uniform integers are mixed-radix digits of those words: `mixed_radix` splits one
@@ -26,8 +26,8 @@ import jax
 import jax.numpy as jnp
 from jax import Array, lax
 
+from horizax.core.threefry import random_bits, split_words
 from horizax.grid import constants as C
-from horizax.grid.random_bits import random_bits, split_words
 
 __all__ = [
     "DIGIT_BUDGET",

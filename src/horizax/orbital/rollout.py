@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.core import threefry
 from horizax.orbital.env.types import Actions, BySide, Side, SideTrajectory, Trajectory
 from horizax.orbital.observations.types import flatten_observations
 
@@ -51,8 +52,8 @@ def rollout(
     """
     if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 1:
         raise ValueError(f"n_steps must be an int >= 1, got {n_steps!r}")
-    k_reset, k_init, k_scan = jax.random.split(key, 3)
-    k_init_g, k_init_b = jax.random.split(k_init, 2)
+    k_reset, k_init, k_scan = threefry.split(key, 3)
+    k_init_g, k_init_b = threefry.split(k_init, 2)
     if initial_state is None:
         state, outputs = env.reset(k_reset)
     else:
@@ -64,7 +65,7 @@ def rollout(
 
     def one_step(carry: Any, step_key: Array) -> tuple[Any, dict[str, Any]]:
         es, ps_g, ps_b, view_g, view_b, ended, was_terminated, was_truncated = carry
-        k_g, k_b, k_env = jax.random.split(step_key, 3)
+        k_g, k_b, k_env = threefry.split(step_key, 3)
         action_g, next_ps_g = policies.guard(ps_g, view_g, k_g, es.t)
         action_b, next_ps_b = policies.bandit(ps_b, view_b, k_b, es.t)
         out = env.step(k_env, es, Actions(sides=BySide(guard=action_g, bandit=action_b)))
@@ -106,7 +107,7 @@ def rollout(
     final, log = jax.lax.scan(
         one_step,
         (state, ps_g, ps_b, *views, false, false, false),
-        jax.random.split(k_scan, n_steps),
+        threefry.split(k_scan, n_steps),
     )
 
     def side(name: str) -> SideTrajectory:

@@ -6,22 +6,22 @@ from unittest import mock
 
 import jax
 
-from horizax.grid import random_bits
+from horizax.core import threefry
 
-# JAX's own PRNG primitives: a layout draws through `horizax.grid.random_bits` instead.
+# JAX's own PRNG primitives: a layout draws through `horizax.core.threefry` instead.
 JAX_PRNG_PRIMITIVES = frozenset({"random_bits", "random_split", "random_fold_in", "threefry2x32"})
 
 
 def trace_counting_draws(fn: Callable[..., Any], *args: Any) -> tuple[Any, int]:
     """``(jaxpr, draws)``: ``fn`` traced, and how many Threefry evaluations it asked
-    `horizax.grid.random_bits` for (each one batch of counters, however many words)."""
+    `horizax.core.threefry` for (each one batch of counters, however many words)."""
     calls = []
-    original = random_bits._threefry_blocks
+    original = threefry._threefry_blocks
 
     def counting(*inner: Any) -> Any:
         calls.append(inner)
         return original(*inner)
 
-    with mock.patch.object(random_bits, "_threefry_blocks", counting):
+    with mock.patch.object(threefry, "_threefry_blocks", counting):
         jaxpr = jax.make_jaxpr(fn)(*args)
     return jaxpr, len(calls)

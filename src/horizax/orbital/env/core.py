@@ -38,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core import threefry
 from horizax.core.checks import check_key, check_unbatched
 from horizax.core.struct import Replaceable, field, pytree_dataclass
 from horizax.orbital.actions.components import apply_impulse
@@ -181,7 +182,7 @@ class OrbitalGymEnv:
         """Draws a scenario: ``(EnvState, BySide[SideOutput])`` with zero rewards and
         ``done`` False. The key is split as orbitalgym splits it (initial conditions, then
         each side's observation key), so the same key draws the same scenario."""
-        k_ic, k_obs_g, k_obs_b = jax.random.split(check_key(key), 3)
+        k_ic, k_obs_g, k_obs_b = threefry.split(check_key(key), 3)
         guards, bandits, ok = self._draw_initial_conditions(k_ic)
         zero_dwell = jnp.zeros((self.config.n_bandits,), jnp.int32)
         state = EnvState(
@@ -199,7 +200,7 @@ class OrbitalGymEnv:
     def reset_from_state(self, state: EnvState, key: Array) -> tuple[EnvState, BySide]:
         """Starts an episode from a stored state: clock, step and dwell counters zeroed,
         observations recomputed with ``key``; the stored reference orbit is kept."""
-        k_obs_g, k_obs_b = jax.random.split(key, 2)
+        k_obs_g, k_obs_b = threefry.split(key, 2)
         zero_dwell = jnp.zeros((self.config.n_bandits,), jnp.int32)
         restored = state.replace(
             t=jnp.zeros_like(state.t),
@@ -240,7 +241,7 @@ class OrbitalGymEnv:
         cfg, spec = self.config, self.ic_sampler
 
         def draw(i: Array) -> tuple[SideState, SideState, Array]:
-            kg, kb = jax.random.split(jax.random.fold_in(k_ic, i), 2)
+            kg, kb = threefry.split(threefry.fold_in(k_ic, i), 2)
             guards = spec.guard_sampler(
                 cfg,
                 kg,
@@ -312,7 +313,7 @@ class OrbitalGymEnv:
         (`jax.vmap` the step over a batch)."""
         check_unbatched(state.step, "state")
         cfg = self.config
-        _, k_obs_g, k_obs_b = jax.random.split(key, 3)
+        _, k_obs_g, k_obs_b = threefry.split(key, 3)
         guards, applied_g, invalid_g = self._propagate(
             state.guards, actions.sides.guard.dv, self.guard_params
         )

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import jax
 from jax import Array
 
+from horizax.core import threefry
 from horizax.orbital.env.core import EnvState, OrbitalGymEnv
 from horizax.orbital.env.types import Actions, BySide, Side
 from horizax.orbital.observations.types import flatten_observations
@@ -85,7 +85,7 @@ class SingleAgentView:
             opponent policy state, info)``; ``info`` holds ``applied_dv``,
             ``invalid_action``, ``terminated`` and ``truncated`` (bool[]).
         """
-        k_opp, k_env = jax.random.split(key, 2)
+        k_opp, k_env = threefry.split(key, 2)
         env, cfg = self.env, self.config
         opp_obs_fn = (
             env.guard_observation_fn

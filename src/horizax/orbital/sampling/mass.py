@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import jax
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.core import threefry
 from horizax.orbital.registry import MassSamplerKey, register
 
 __all__ = ["ConstantMass", "UniformMass"]
@@ -47,4 +47,4 @@ class UniformMass:
             )
 
     def __call__(self, n_vehicles: int, key: Array) -> Array:
-        return jax.random.uniform(key, (n_vehicles,), minval=self.low_kg, maxval=self.high_kg)
+        return threefry.uniform(key, (n_vehicles,), minval=self.low_kg, maxval=self.high_kg)

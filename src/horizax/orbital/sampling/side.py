@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 from jax import Array
 
+from horizax.core import threefry
 from horizax.orbital.reference_orbit import mean_motion
 from horizax.orbital.registry import SideSamplerKey, StateComponentKey, register
 from horizax.orbital.sampling.mass import ConstantMass, UniformMass
@@ -45,7 +45,7 @@ def _spread(value: Array, sigma: Any, key: Array, n: int, name: str) -> Array:
     values: ``x + 0 * z == x``), which spares a reset two Threefry calls per side."""
     if isinstance(sigma, int | float) and sigma == 0:
         return value
-    return value + _per_vehicle(sigma, n, name) * jax.random.normal(key, (n,))
+    return value + _per_vehicle(sigma, n, name) * threefry.normal(key, (n,))
 
 
 @register(SideSamplerKey.RELATIVE_ELLIPSE)
@@ -87,9 +87,9 @@ class RelativeEllipse:
         """Draws the states of ``n_vehicles`` vehicles with the given components."""
         del class_name
         n = n_vehicles
-        k_extents, k_phase, k_mass, _ = jax.random.split(key, 4)
+        k_extents, k_phase, k_mass, _ = threefry.split(key, 4)
         n_m = mean_motion(config.reference_orbit)
-        k1, k2, k3 = jax.random.split(k_extents, 3)
+        k1, k2, k3 = threefry.split(k_extents, 3)
         radial = _per_vehicle(self.radial_ellipse_m, n, "radial_ellipse_m")
         cross = _per_vehicle(self.cross_track_m, n, "cross_track_m")
         along = _per_vehicle(self.along_track_offset_m, n, "along_track_offset_m")
@@ -98,7 +98,7 @@ class RelativeEllipse:
         cross = _spread(cross, self.sigma_cross_track_m, k2, n, "sigma_cross_track_m")
         along = _spread(along, self.sigma_along_track_offset_m, k3, n, "sigma_along_track_offset_m")
         if self.phase_rad is None:
-            phase = jax.random.uniform(k_phase, (n,), minval=0.0, maxval=2 * jnp.pi)
+            phase = threefry.uniform(k_phase, (n,), minval=0.0, maxval=2 * jnp.pi)
         else:
             phase = _per_vehicle(self.phase_rad, n, "phase_rad")
         da = drift / (2.0 * jnp.pi)
