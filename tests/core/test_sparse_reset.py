@@ -141,9 +141,7 @@ def test_draw_batch_equals_vmap_whatever_the_padding(batch, kind):
     keys = jax.random.split(make(8), batch)
     expected = jax.vmap(initial_state)(keys)
     for rounds in (True, False):
-        out = jax.jit(lambda k, r=rounds: sparse_reset.draw_batch(initial_state, k, rounds=r))(
-            keys
-        )
+        out = jax.jit(lambda k, r=rounds: sparse_reset.draw_batch(initial_state, k, rounds=r))(keys)
         jax.tree.map(np.testing.assert_array_equal, out, expected)
 
 
