@@ -9,16 +9,18 @@ xor-ed. Other key implementations, and the non-partitionable mode, fall back to
 `fold_in`, `uniform` and `normal` return exactly what their `jax.random` namesakes return
 (float32 draws; other dtypes, e.g. float64 under x64, are JAX's own call), so a family whose
 documented streams are JAX's (the orbital games draw their scenarios as orbitalgym does)
-keeps them.
+keeps them. Their outputs pass an `optimization_barrier`: computed once, not fused into
+each of their consumers (XLA copies a producer into every consumer's kernel, which for
+twenty rounds of the cipher made a rollout that selects every state leaf 1.4x slower).
 
 Why: on XLA:CPU, JAX lowers Threefry as a rolled loop called out of line, plus one kernel
 for each of its prepared inputs, in every program that draws a layout (the reset, and the
 step again for autoreset), and compile time grows with the number of kernels (a scenario
-reset of the orbital games, with nine Threefry calls, compiled in 1.7 s; see
-`benchmarks/RESULTS.md`). Written here
-as 20 unrolled rounds of elementwise integer operations, it fuses into the kernels that use
-the words, and is no slower at run time. The words, and so every layout,
-are unchanged (`tests/grid/test_random_bits.py` compares them with `jax.random.bits`).
+reset of the orbital games, with nine Threefry calls, compiled in 1.7 s, 0.9 s written
+out; see `benchmarks/RESULTS.md`). Written here as 20 unrolled rounds of elementwise integer
+operations, it fuses into the kernels that use the words, and is no slower at run time. The
+numbers, and so every layout and scenario, are unchanged (`tests/core/test_threefry.py`
+compares them with `jax.random`'s).
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def split(key: Array, num: int = 2) -> Array:
     blocks = _threefry_blocks(key, num)
     if blocks is None:
         return jax.random.split(key, num)
-    return _as_key(jnp.stack(blocks, axis=-1), key)
+    return _as_key(lax.optimization_barrier(jnp.stack(blocks, axis=-1)), key)
 
 
 def fold_in(key: Array, data: Array | int) -> Array:
@@ -168,7 +170,7 @@ def fold_in(key: Array, data: Array | int) -> Array:
     # Folding ``data`` in hashes the counter (0, data): the key JAX derives from the seed.
     word = jnp.asarray(data, dtype=jnp.uint32)
     x0, x1 = _threefry_2x32(raw[0], raw[1], jnp.zeros((), jnp.uint32), word)
-    return _as_key(jnp.stack([x0, x1]), key)
+    return _as_key(lax.optimization_barrier(jnp.stack([x0, x1])), key)
 
 
 def _float32(dtype: Any) -> bool:
@@ -204,7 +206,7 @@ def uniform(
     low = jnp.asarray(minval).astype(jnp.float32)
     high = jnp.asarray(maxval).astype(jnp.float32)
     # The 23 high bits fill the mantissa of a float in [1, 2), as JAX does.
-    mantissa = random_bits(key, shape) >> np.uint32(9)
+    mantissa = lax.optimization_barrier(random_bits(key, shape)) >> np.uint32(9)
     one = np.array(1.0, np.float32).view(np.uint32)
     floats = jax.lax.bitcast_convert_type(mantissa | one, jnp.float32) - np.float32(1.0)
     return jnp.maximum(low, floats * (high - low) + low)
