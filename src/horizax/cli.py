@@ -63,6 +63,7 @@ def rollout_stats(
     import jax
     import jax.numpy as jnp
 
+    from horizax.core import threefry
     from horizax.vector import VectorEnv, random_policy
 
     if batch < 1 or steps < 1:
@@ -84,7 +85,7 @@ def rollout_stats(
     def run_chunk(carry: Any, key: jax.Array) -> Any:
         def body(inner: Any, step_key: jax.Array) -> tuple[Any, None]:
             state, running, (episodes, returns, terminated, truncated, successes) = inner
-            actions = policy(jax.random.split(step_key, batch), None)
+            actions = policy(threefry.split(step_key, batch), None)
             state, step, _ = venv.step(state, actions)
             running = running + step.reward  # a NEXT_STEP reset step pays 0
             ended = step.terminated | step.truncated
@@ -98,7 +99,7 @@ def rollout_stats(
             )
             return (state, jnp.where(ended, 0.0, running), stats), None
 
-        return jax.lax.scan(body, carry, jax.random.split(key, chunk_len))[0]
+        return jax.lax.scan(body, carry, threefry.split(key, chunk_len))[0]
 
     key = jax.random.PRNGKey(seed)
     init_key, run_key = jax.random.split(key)

@@ -44,7 +44,7 @@ from jax import Array
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from horizax.core import episode as engine
-from horizax.core import spaces
+from horizax.core import spaces, threefry
 from horizax.core.checks import check_key, check_num_envs, int_in_range
 from horizax.core.episode import AutoresetMode, Episode, Final
 from horizax.core.protocol import Step
@@ -193,13 +193,16 @@ class VectorEnv:
             )
         self.sharding = NamedSharding(self.mesh, PartitionSpec(BATCH_AXIS))
         self._replicated = NamedSharding(self.mesh, PartitionSpec())
-        self._reset = jax.jit(self._sharded(lambda keys: engine.start_episodes(self.fenv, keys)))
+        # A program of its own: a plain vmap compiles faster than the autoreset's chunks.
+        self._reset = jax.jit(
+            self._sharded(lambda keys: engine.start_episodes(self.fenv, keys, rounds=False))
+        )
         mode = self.autoreset_mode
         self._step = jax.jit(
             self._sharded(lambda e, a: engine.step_episodes(self.fenv, mode, e, a))
         )
         self._split = jax.jit(
-            lambda k: jax.random.split(k, self.num_envs), out_shardings=self.sharding
+            lambda k: threefry.split(k, self.num_envs), out_shardings=self.sharding
         )
         self._rollouts: dict[tuple[Any, int], Callable[..., Any]] = {}
 
@@ -330,12 +333,12 @@ class VectorEnv:
 
         def body(carry: Any, step_key: Array) -> tuple[Any, Trajectory]:
             state, observation = carry
-            keys = constrain(jax.random.split(step_key, self.num_envs), self.sharding)
+            keys = constrain(threefry.split(step_key, self.num_envs), self.sharding)
             actions = constrain(policy_fn(keys, observation), self.sharding)
             state, step, final = step_batch(state, actions)
             return (state, step.observation), Trajectory(observation, actions, step, final)
 
         def run(start: Any, key: Array) -> Any:
-            return jax.lax.scan(body, start, jax.random.split(key, num_steps))
+            return jax.lax.scan(body, start, threefry.split(key, num_steps))
 
         return jax.jit(run)

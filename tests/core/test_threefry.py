@@ -5,7 +5,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from horizax.core.threefry import fold_in, normal, random_bits, split, split_words, uniform
+from horizax.core.threefry import (
+    fold_in,
+    normal,
+    randint,
+    random_bits,
+    split,
+    split_words,
+    uniform,
+)
 
 
 def raw_data(keys):
@@ -80,6 +88,7 @@ def test_no_threefry_loop_is_compiled():
     assert loops(lambda k: random_bits(k, (3,))) == 0
     assert loops(lambda k: normal(split(fold_in(k, 3), 2)[1], (3,))) == 0
     assert loops(lambda k: uniform(k, (3,), minval=-1.0, maxval=2.0)) == 0
+    assert loops(lambda k: randint(k, (3,), 0, 7)) == 0
 
 
 def key_words(keys):
@@ -145,3 +154,38 @@ def test_other_dtypes_and_key_kinds_are_jax_own_draws():
         np.testing.assert_array_equal(key_words(split(k, 3)), key_words(jax.random.split(k, 3)))
         np.testing.assert_array_equal(key_words(fold_in(k, 2)), key_words(jax.random.fold_in(k, 2)))
         np.testing.assert_array_equal(uniform(k, (4,)), jax.random.uniform(k, (4,)))
+
+
+RANGES = [(0, 1), (0, 3), (0, 7), (-5, 5), (3, 3), (5, 2), (0, 65537), (7, 2**20 + 3)]
+RANGES += [(0, 2**31 - 1), (-(2**31), 2**31 - 1), (-(2**31), 0)]  # spans that wrap uint32
+
+
+@pytest.mark.parametrize("kind", KEY_MAKERS)
+def test_randint_gives_jax_integers(kind):
+    """Every span regime of JAX's rule: one value, small, above 2**16 (the multiplier
+    wraps to 0), empty ranges (minval), and spans beyond int32."""
+    keys = jax.random.split(KEY_MAKERS[kind](5), 512)
+    for low, high in RANGES:
+        for shape in [(), (3,), (2, 2)]:
+            ours = jax.jit(jax.vmap(lambda k, s=shape, lo=low, hi=high: randint(k, s, lo, hi)))
+            theirs = jax.jit(
+                jax.vmap(lambda k, s=shape, lo=low, hi=high: jax.random.randint(k, s, lo, hi))
+            )
+            got, expected = ours(keys), theirs(keys)
+            assert got.dtype == expected.dtype == jnp.int32
+            np.testing.assert_array_equal(got, expected, err_msg=str((low, high, shape)))
+
+
+def test_randint_other_bounds_and_dtypes_are_jax_own_draws():
+    key = jax.random.key(2)
+    bounds = jnp.array([1, 2, 3])
+    np.testing.assert_array_equal(
+        randint(key, (3,), bounds, 9), jax.random.randint(key, (3,), bounds, 9)
+    )
+    np.testing.assert_array_equal(
+        randint(key, (4,), 0, 256, jnp.uint8), jax.random.randint(key, (4,), 0, 256, jnp.uint8)
+    )
+    with pytest.raises(OverflowError):  # a bound beyond int32: JAX's own error
+        randint(key, (4,), 0, 2**40)
+    with pytest.raises(ValueError, match="single key"):  # JAX's own error, not a misuse
+        randint(jax.random.split(key, 2), (2,), 0, 5)

@@ -68,7 +68,7 @@ __all__ = ["GymnasiumVectorEnv", "HorizaxVectorEnv"]
 
 @functools.partial(jax.jit, static_argnums=0)
 def _start(fenv: StaticArg, keys: Array) -> Any:
-    return engine.start_episodes(fenv.value, keys)
+    return engine.start_episodes(fenv.value, keys, rounds=False)  # a program of its own
 
 
 @functools.partial(jax.jit, static_argnums=0)

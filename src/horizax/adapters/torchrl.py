@@ -129,7 +129,7 @@ def _outputs(step: Step, observation_key: str | None) -> dict[str, Any]:
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _reset_all(fenv: FunctionalEnv, observation_key: str | None, keys: jax.Array):
-    episodes, step = engine.start_episodes(fenv, keys)
+    episodes, step = engine.start_episodes(fenv, keys, rounds=False)  # a program of its own
     # Two copies of the outputs: one kept (for envs a partial reset leaves alone), one for torch.
     return episodes, _outputs(step, observation_key), _outputs(step, observation_key)
 

@@ -374,14 +374,21 @@ def restart_where(fenv: Any, episode: Episode, key: Array, mask: Array) -> tuple
 # --- batches: the functions above over a leading batch axis (adapters jit these) ---------------
 
 
-def start_episodes(fenv: Any, keys: Array) -> tuple[Episode, Any]:
+def start_episodes(fenv: Any, keys: Array, *, rounds: bool | None = None) -> tuple[Episode, Any]:
     """`start_episode` for a batch: ``keys`` is [B, *key_shape]; outputs have a leading B.
 
-    Drawn in the autoreset's rounds (`horizax.core.sparse_reset.draw_batch`, unless the
-    family sets ``autoreset_rounds`` False), so that a program which starts a batch and
-    steps it compiles the family's reset once; the result equals ``jax.vmap(start_episode)``.
+    Args:
+        fenv: a `horizax.core.protocol.FunctionalEnv`.
+        keys: one key per environment.
+        rounds: draw in chunks of the autoreset's round size
+            (`horizax.core.sparse_reset.draw_batch`; default: ``fenv.autoreset_rounds``,
+            else True), so that a program which starts a batch and steps it compiles the
+            family's reset once. A reset compiled as a program of its own gains nothing from
+            the chunks and compiles a little slower with them: pass False there. The result
+            equals ``jax.vmap(start_episode)`` either way.
     """
-    rounds = bool(getattr(fenv, "autoreset_rounds", True))
+    if rounds is None:
+        rounds = bool(getattr(fenv, "autoreset_rounds", True))
     return draw_batch(lambda key: start_episode(fenv, key), keys, rounds=rounds)
 
 

@@ -18,6 +18,8 @@ import numpy as np
 from jax import Array
 from jax.core import Tracer
 
+from horizax.core import threefry
+
 
 @dataclasses.dataclass(frozen=True)
 class Discrete:
@@ -36,7 +38,7 @@ class Discrete:
 
     def sample(self, key: Array, shape: tuple[int, ...] = ()) -> Array:
         """Uniform sample of the given batch ``shape``."""
-        return jax.random.randint(key, shape, 0, self.n).astype(self.dtype)
+        return threefry.randint(key, shape, 0, int(self.n)).astype(self.dtype)
 
     def contains(self, x: Any) -> Array:
         """bool[]: whether every element of ``x`` is an integer in ``[0, n)``."""
@@ -70,7 +72,7 @@ class Box:
             return bits.astype(jnp.bool_)
         if jnp.issubdtype(jnp.dtype(self.dtype), jnp.integer):
             return jax.random.randint(key, full, low, high.astype(jnp.int32) + 1).astype(self.dtype)
-        return jax.random.uniform(key, full, jnp.float32, low, high).astype(self.dtype)
+        return threefry.uniform(key, full, jnp.float32, low, high).astype(self.dtype)
 
     def contains(self, x: Any) -> Array:
         """bool[]: shape and dtype match and every element lies in ``[low, high]``."""
@@ -87,7 +89,7 @@ class Dict:
     spaces: Mapping[str, Any]
 
     def sample(self, key: Array, shape: tuple[int, ...] = ()) -> dict[str, Array]:
-        keys = jax.random.split(key, len(self.spaces))
+        keys = threefry.split(key, len(self.spaces))
         return {
             k: s.sample(kk, shape) for (k, s), kk in zip(self.spaces.items(), keys, strict=True)
         }

@@ -68,9 +68,10 @@ def _threefry_2x32(k0: Array, k1: Array, x0: Array, x1: Array | np.ndarray) -> t
 
 
 def _threefry_key_data(key: Array) -> Array | None:
-    """The ``uint32[2]`` data of a Threefry key; None for other implementations."""
+    """The ``uint32[2]`` data of one Threefry key; None for other implementations and for
+    arrays of keys (JAX's own functions then answer, or raise their error)."""
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
-        if str(jax.random.key_impl(key)) != "threefry2x32":
+        if key.ndim or str(jax.random.key_impl(key)) != "threefry2x32":
             return None
         return jax.random.key_data(key)
     if key.shape != (2,) or key.dtype != jnp.uint32:
@@ -230,3 +231,43 @@ def normal(key: Array, shape: tuple[int, ...] = (), dtype: Any = None) -> Array:
     low = np.nextafter(np.float32(-1.0), np.float32(0.0))  # JAX's open interval (-1, 1)
     u = uniform(key, shape, jnp.float32, low, np.float32(1.0))
     return np.float32(np.sqrt(2)) * jax.lax.erf_inv(u)
+
+
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def randint(
+    key: Array, shape: tuple[int, ...], minval: Any, maxval: Any, dtype: Any = None
+) -> Array:
+    """``jax.random.randint(key, shape, minval, maxval, dtype)``, cheaper to compile.
+
+    Written out for Python-int bounds within int32 and an int32 result (the default without
+    x64), as `Discrete.sample` asks; any other call is JAX's.
+
+    Args:
+        key: one PRNG key (typed or raw).
+        shape: the shape of the draws.
+        minval: inclusive lower bound.
+        maxval: exclusive upper bound (``maxval <= minval`` gives ``minval``, as in JAX).
+        dtype: an integer dtype (None: JAX's default int).
+
+    Returns:
+        ``dtype[shape]`` integers.
+    """
+    shape = tuple(shape)
+    wanted = jnp.dtype(jax.dtypes.canonicalize_dtype(int if dtype is None else dtype))
+    bounds = (minval, maxval)
+    static = all(type(b) is int and _INT32[0] <= b <= _INT32[1] for b in bounds)
+    if wanted != jnp.int32 or not static or not _written_out(key):
+        return jax.random.randint(key, shape, minval, maxval, dtype)
+    # JAX's rule: two words per draw, reduced modulo the span with 2**32 % span as the
+    # multiplier of the high word, all in wrapping uint32 arithmetic.
+    span = (maxval - minval) % 2**32 if maxval > minval else 1
+    multiplier = ((2**16 % span) ** 2 % 2**32) % span
+    k_high, k_low = split(key)
+    high, low = random_bits(k_high, shape), random_bits(k_low, shape)
+    span_u, multiplier_u = np.uint32(span), np.uint32(multiplier)
+    offset = lax.add(lax.mul(lax.rem(high, span_u), multiplier_u), lax.rem(low, span_u))
+    offset = lax.rem(offset, span_u)
+    drawn = lax.add(lax.convert_element_type(offset, jnp.int32), np.int32(minval))
+    return lax.optimization_barrier(drawn)
