@@ -13,6 +13,7 @@ from typing import Any
 
 from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
+    babyai_goto,
     crossing,
     distshift,
     doorkey,
@@ -35,6 +36,7 @@ from horizax.grid.envs import (
 )
 
 FAMILY_MODULES: tuple[ModuleType, ...] = (
+    babyai_goto,
     crossing,
     distshift,
     doorkey,
