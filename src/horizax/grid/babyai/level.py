@@ -11,8 +11,8 @@ truncates (kept apart, as everywhere in horizax). Here:
   (`horizax.grid.mission_tokens`): the same ``mission`` the adapters put in MiniGrid's
   observation dict (decoded to MiniGrid's exact string by the string-space adapters,
   passed on as word ids to the array ones) and `missions.mission_text` renders.
-* `record_verdict` is the environment's ``post_action_fn``: it runs the verifier once per
-  step and stores the verdict, which `instruction_succeeded` / `instruction_failed` read
+* `verdict_recorder` gives the environment's ``post_action_fn``: it runs the verifier once
+  per step and stores the verdict, which `instruction_succeeded` / `instruction_failed` read
   (the one place the rule lives); `reward` and `termination` are views of them.
 
 Layouts build their first state with `begin`.
@@ -20,6 +20,7 @@ Layouts build their first state with `begin`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -50,34 +51,44 @@ class LevelState(Replaceable):
     status: Array
 
 
-def begin(state: State, instr: Array, *, room_size: int) -> State:
+def begin(
+    state: State, instr: Array, *, room_size: int, kinds: tuple[int, ...] = V.ALL_KINDS
+) -> State:
     """The first state of an episode with ``instr``: mission words, verifier reset.
 
     Args:
         state: the layout's state (grid and agent pose final).
         instr: i32[8], the level's instruction.
         room_size: the level's room side, walls included (static).
+        kinds: static, the `verifiers.Instr` kinds the level draws.
     """
     instr = jnp.asarray(instr, jnp.int32)
-    extra = LevelState(
-        instr=instr,
-        progress=V.start(instr, state, room_size=room_size),
-        status=jnp.int32(V.Status.CONTINUE),
-    )
-    return state.replace(mission=instruction_tokens(instr, state, room_size=room_size), extra=extra)
+    progress = V.start(instr, state, room_size=room_size, kinds=kinds)
+    extra = LevelState(instr=instr, progress=progress, status=jnp.int32(V.Status.CONTINUE))
+    counts = jnp.sum(progress.tracked, axis=(1, 2), dtype=jnp.int32)
+    return state.replace(mission=instruction_tokens(instr, counts, kinds=kinds), extra=extra)
 
 
-def record_verdict(prev_state: State, action: Array, state: State) -> State:
-    """``post_action_fn``: MiniGrid's ``instrs.verify(action)`` after the step, stored.
+@functools.cache  # one function per kinds: levels sharing it compare equal
+def verdict_recorder(
+    kinds: tuple[int, ...] = V.ALL_KINDS,
+) -> Callable[[State, Array, State], State]:
+    """The ``post_action_fn`` of a level drawing ``kinds``: MiniGrid's
+    ``instrs.verify(action)`` after the step, its verdict stored in ``State.extra``.
 
     Args:
-        prev_state: before the step.
-        action: i32[], the action rewards see (-1 for an out-of-range one: no action).
-        state: after the step.
+        kinds: static, the `verifiers.Instr` kinds the level draws (only their rules are
+            compiled).
     """
-    level: LevelState = state.extra
-    status, progress = V.verify(level.instr, level.progress, prev_state, state, action)
-    return state.replace(extra=level.replace(progress=progress, status=status))
+
+    def record_verdict(prev_state: State, action: Array, state: State) -> State:
+        level: LevelState = state.extra
+        status, progress = V.verify(
+            level.instr, level.progress, prev_state, state, action, kinds=kinds
+        )
+        return state.replace(extra=level.replace(progress=progress, status=status))
+
+    return record_verdict
 
 
 def instruction_succeeded(prev_state: State, action: Array, state: State) -> Array:
@@ -103,7 +114,14 @@ def termination(prev_state: State, action: Array, state: State) -> Array:
 
 
 def level_factory(
-    env_id: str, *, room_size: int, num_rows: int, num_cols: int, num_navs: int, layout_fn: LayoutFn
+    env_id: str,
+    *,
+    room_size: int,
+    num_rows: int,
+    num_cols: int,
+    num_navs: int,
+    layout_fn: LayoutFn,
+    kinds: tuple[int, ...] = V.ALL_KINDS,
 ) -> Callable[..., Any]:
     """The registered factory of a BabyAI level (MiniGrid's ``RoomGridLevel`` defaults).
 
@@ -115,6 +133,7 @@ def level_factory(
         num_navs: MiniGrid's ``num_navs_needed`` of the level's instructions (1 for an
             action, 2 for PutNext); ``max_steps = num_navs * room_size**2 * rows * cols``.
         layout_fn: ``key -> State`` built with `begin`.
+        kinds: the `verifiers.Instr` kinds the level draws.
     """
     return factory(
         env_id,
@@ -124,7 +143,7 @@ def level_factory(
         layout_fn=layout_fn,
         observation_fn=observations.symbolic_first_person,
         see_through_walls=False,
-        post_action_fn=record_verdict,
+        post_action_fn=verdict_recorder(kinds),
         reward_fn=reward,
         termination_fn=termination,
     )

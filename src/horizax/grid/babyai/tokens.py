@@ -3,9 +3,10 @@
 `instruction_tokens` writes MiniGrid's mission string of an action instruction
 (`horizax.grid.babyai.surface.instruction_text`) as word ids of the fixed vocabulary of
 `horizax.grid.mission_tokens`, padded to `MISSION_LENGTH`: what a BabyAI level stores in
-``State.mission`` at reset. The determiner needs the start state ("the" when one object
-matches the description, "a" when several do), so it is computed here from the same
-matching rule the verifier uses (`descriptions.find_matching`).
+``State.mission`` at reset. The determiners need the start state ("the" when one object
+matches a description, "a" when several do): a level passes the counts of the objects its
+verifier matched at reset (`verifiers.start`), and `start_tokens` counts them itself with
+the same rule (`descriptions.find_matching`).
 """
 
 from __future__ import annotations
@@ -64,39 +65,65 @@ def compact(words: Array, length: int) -> Array:
     return jnp.sum(jnp.where(onehot, words[:, None], 0), axis=0).astype(jnp.int32)
 
 
-def clause_tokens(instr: Array, state: State, *, room_size: int) -> Array:
-    """i32[17]: an action instruction's words, with holes, given the start state.
+def clause_tokens(instr: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
+    """i32[18]: an action instruction's words, with holes.
 
     Args:
         instr: i32[8], the instruction (`verifiers.instruction`).
-        state: the episode's start state (its pose fixes locations and the determiners).
-        room_size: the level's room side, walls included (static).
+        counts: i32[2], how many objects desc_a and desc_b match at the start (the
+            determiners; `verifiers.start`'s ``tracked`` counts them).
+        kinds: static, the `verifiers.Instr` kinds ``instr`` may be; without PutNext the
+            second description's words are not computed.
     """
     instr = jnp.asarray(instr, jnp.int32)
-
-    def words(desc: Array) -> Array:
-        matches = D.find_matching(
-            desc, state.grid, state.agent_pos, state.agent_dir, room_size=room_size
-        )
-        return description_tokens(desc, jnp.sum(matches, dtype=jnp.int32))
-
     kind = instr[0]
-    put = kind == V.Instr.PUT_NEXT
     verb = jnp.asarray(_VERB_WORDS)[jnp.clip(kind, 0, len(V.Instr) - 1)]
-    middle = jnp.where(put, jnp.array([_W["next"], _W["to"]], jnp.int32), 0)
-    second = jnp.where(put, words(V.desc_b(instr)), 0)
-    out = jnp.concatenate([verb, words(V.desc_a(instr)), middle, second])
+    first = description_tokens(V.desc_a(instr), counts[0])
+    if V.Instr.PUT_NEXT in kinds:
+        put = kind == V.Instr.PUT_NEXT
+        middle = jnp.where(put, jnp.array([_W["next"], _W["to"]], jnp.int32), 0)
+        second = jnp.where(put, description_tokens(V.desc_b(instr), counts[1]), 0)
+    else:
+        middle = jnp.zeros(2, jnp.int32)
+        second = jnp.zeros(DESCRIPTION_WORDS, jnp.int32)
     # verb (2, one hole for open/put) + 7 + 2 + 7 = 18 slots for PutNext's 17 words.
-    assert out.shape == (CLAUSE_WORDS + 1,) and DESCRIPTION_WORDS == 7
+    out = jnp.concatenate([verb, first, middle, second])
+    assert out.shape == (CLAUSE_WORDS + 1,)
     return out
 
 
-def instruction_tokens(instr: Array, state: State, *, room_size: int) -> Array:
+def instruction_tokens(
+    instr: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS
+) -> Array:
     """i32[`MISSION_LENGTH`]: MiniGrid's mission string of ``instr`` as word ids.
 
     Args:
         instr: i32[8], the instruction.
-        state: the episode's start state.
+        counts: i32[2], the objects each description matches at the start.
+        kinds: static, as in `clause_tokens`.
+    """
+    return compact(clause_tokens(instr, counts, kinds=kinds), MISSION_LENGTH)
+
+
+def start_tokens(instr: Array, state: State, *, room_size: int) -> Array:
+    """i32[`MISSION_LENGTH`]: `instruction_tokens` with the counts read off ``state``, the
+    episode's start state (`descriptions.find_matching`).
+
+    Args:
+        instr: i32[8], the instruction.
+        state: the start state.
         room_size: the level's room side, walls included (static).
     """
-    return compact(clause_tokens(instr, state, room_size=room_size), MISSION_LENGTH)
+    instr = jnp.asarray(instr, jnp.int32)
+    counts = jnp.stack(
+        [
+            jnp.sum(
+                D.find_matching(
+                    d, state.grid, state.agent_pos, state.agent_dir, room_size=room_size
+                ),
+                dtype=jnp.int32,
+            )
+            for d in (V.desc_a(instr), V.desc_b(instr))
+        ]
+    )
+    return instruction_tokens(instr, counts)

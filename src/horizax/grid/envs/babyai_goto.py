@@ -40,6 +40,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -77,15 +79,160 @@ def _reachable(blocked: Array, start: Array) -> Array:
             | jnp.roll(mask, -1, 1).at[:, -1].set(False)
         )
 
-    # A path inside the room visits each free cell once: width * height passes suffice.
-    walk = lax.fori_loop(0, width * height, lambda _, m: spread(m) & ~blocked, seed)
+    # Until nothing changes; a path visits each free cell once, so (W-2)(H-2) passes bound it.
+    def more(carry: tuple[Array, Array, Array]) -> Array:
+        _, changed, passes = carry
+        return changed & (passes < (width - 2) * (height - 2))
+
+    def grow(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        mask, _, passes = carry
+        bigger = spread(mask) & ~blocked
+        return bigger, jnp.any(bigger != mask), passes + 1
+
+    walk, _, _ = lax.while_loop(more, grow, (seed, jnp.bool_(True), jnp.int32(0)))
     return spread(walk)
+
+
+class GoToSpec(NamedTuple):
+    """What tells the one-room GoTo levels apart, as arrays (one program draws them all).
+
+    Attributes:
+        kinds: i32[S], per object slot its kind (``C.KEY``, ``C.BALL``, ``C.BOX``) or
+            `RANDOM`.
+        colours: i32[S], per slot its colour index or `RANDOM`.
+        count: i32[], the objects placed (the first ``count`` slots).
+        target_among: i32[], the target is uniform among the first ``target_among``
+            objects (1: the first object; ``count``: any).
+    """
+
+    kinds: Array | np.ndarray
+    colours: Array | np.ndarray
+    count: Array | np.ndarray
+    target_among: Array | np.ndarray
+
+
+def goto_spec(kinds: tuple[int, ...], colours: tuple[int, ...], target_among: int) -> GoToSpec:
+    """A level's `GoToSpec`, checked on the host.
+
+    Raises:
+        ValueError: naming the argument that does not fit.
+    """
+    if len(colours) != len(kinds) or not 1 <= target_among <= len(kinds):
+        raise ValueError("one colour per kind, and 1 <= target_among <= number of objects")
+    return GoToSpec(
+        np.asarray(kinds, np.int32),
+        np.asarray(colours, np.int32),
+        np.int32(len(kinds)),
+        np.int32(target_among),
+    )
+
+
+def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> State:
+    """One reset of a one-room GoTo level (see the module docstring).
+
+    Args:
+        key: the episode's PRNG key.
+        spec: the level's `GoToSpec` (constants for a registered level; arrays for the
+            tests, which draw every level of a room size with one program).
+        room_size: the room's side, walls included (static, >= 4).
+        attempts: whole layouts drawn (static); the first with every object reachable is
+            kept, else the last.
+
+    Returns:
+        The first `State`, `level.begin` applied.
+    """
+    slots = int(np.shape(spec.kinds)[0])
+    side = room_size - 2
+    cells = side * side
+    base = RoomGrid(room_size=room_size, num_rows=1, num_cols=1).walls()
+    xs = np.arange(room_size)[:, None]
+    ys = np.arange(room_size)[None, :]
+    upper = np.triu(np.ones((cells, cells), np.int32))  # [i, j]: i <= j
+    count = jnp.asarray(spec.count, jnp.int32)
+
+    def near_agent(digits: list[Array]) -> Array:
+        x, y = digits[0] // side, digits[0] % side
+        return 1 + (x > 0) + (x < side - 1) + (y > 0) + (y < side - 1)  # its cell included
+
+    def free_cells(i: int):
+        # Unused slots (i >= count) draw from a range kept >= 1 and place nothing.
+        return lambda d: jnp.maximum(cells - near_agent(d) - i, 1)
+
+    def attempt(key: Array) -> tuple[State, Array, Array]:
+        bounds, radices = [cells, 4], [cells, 4]
+        for i in range(slots):
+            bounds += [C.NUM_COLORS, len(KINDS), cells]
+            radices += [C.NUM_COLORS, len(KINDS), free_cells(i)]
+        bounds.append(slots)
+        radices.append(jnp.asarray(spec.target_among, jnp.int32))
+        digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
+        agent, direction = digits[0], digits[1]
+        flat = jnp.arange(cells)
+        ax, ay = agent // side, agent % side
+        # Not free: the agent's cell and its neighbours (``reject_next_to``), then objects.
+        taken = jnp.abs(flat // side - ax) + jnp.abs(flat % side - ay) < 2
+        grid = jnp.asarray(base)
+        obj_kinds, obj_colours = [], []
+        for i in range(slots):
+            colour, kind_rank, rank = digits[2 + 3 * i : 5 + 3 * i]
+            placed = i < count
+            # The rank-th free cell: the number of cells with at most ``rank`` free cells up
+            # to them (a prefix count as a product with a triangle, cheaper to compile).
+            through = jnp.dot((~taken).astype(jnp.int32), upper)
+            cell = jnp.sum(through <= rank, dtype=jnp.int32)
+            taken = taken | ((flat == cell) & placed)
+            fixed_kind, fixed_colour = spec.kinds[i], spec.colours[i]
+            # KEY, BALL, BOX are consecutive object indices.
+            kind = jnp.where(fixed_kind == RANDOM, KINDS[0] + kind_rank, fixed_kind)
+            colour = jnp.where(fixed_colour == RANDOM, colour, fixed_colour)
+            obj_kinds.append(kind)
+            obj_colours.append(colour)
+            at = (xs == 1 + cell // side) & (ys == 1 + cell % side) & placed
+            obj = jnp.stack([kind, colour, jnp.int32(0)]).astype(jnp.uint8)
+            grid = jnp.where(at[..., None], obj, grid)
+        agent_pos = jnp.stack([1 + agent // side, 1 + agent % side])
+        objects = grid[..., 0] != C.EMPTY
+        interior = (xs >= 1) & (xs <= side) & (ys >= 1) & (ys <= side)
+        reached = _reachable(objects | ~interior, agent_pos)
+        accepted = jnp.all(reached | ~(objects & interior))
+        pick = jnp.arange(slots) == digits[-1]
+        desc = jnp.stack(
+            [
+                jnp.sum(jnp.where(pick, jnp.stack(obj_kinds), 0)),
+                jnp.sum(jnp.where(pick, jnp.stack(obj_colours), 0)),
+                jnp.int32(D.Loc.NONE),
+            ]
+        )
+        return make_state(grid, agent_pos, direction), accepted, desc
+
+    keys = jax.random.split(key, attempts)
+
+    def redraw(i: Array, carry: tuple[State, Array, Array]) -> tuple[State, Array, Array]:
+        # Every attempt is drawn (a fixed cost); the first accepted one is kept.
+        kept, kept_desc, found = carry
+        state, accepted, desc = attempt(keys[i])
+        kept, kept_desc = jax.tree.map(
+            lambda a, b: jnp.where(found, a, b), (kept, kept_desc), (state, desc)
+        )
+        return kept, kept_desc, found | accepted
+
+    if attempts == 1:
+        state, _, desc = attempt(keys[0])
+    else:
+        # Only the loop's body traces an attempt: one copy of it to compile.
+        shapes = jax.eval_shape(attempt, keys[0])
+        blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
+        state, desc, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
+    instr = jnp.concatenate(
+        [jnp.array([V.Instr.GOTO, 0], jnp.int32), desc, jnp.zeros(D.DESC_SIZE, jnp.int32)]
+    )
+    return level.begin(state, instr, room_size=room_size, kinds=(V.Instr.GOTO,))
 
 
 def goto_layout(
     room_size: int, kinds: tuple[int, ...], colours: tuple[int, ...], target_among: int
 ) -> LayoutFn:
-    """The layout function of MiniGrid's one-room GoTo levels.
+    """The layout function of one of MiniGrid's one-room GoTo levels (`draw_goto`).
 
     Args:
         room_size: the room's side, walls included (>= 4).
@@ -100,90 +247,40 @@ def goto_layout(
     Raises:
         ValueError: if the room cannot hold the objects away from the agent.
     """
-    count = len(kinds)
+    spec = goto_spec(kinds, colours, target_among)
     side = room_size - 2
-    cells = side * side
-    if len(colours) != count or not 1 <= target_among <= count:
-        raise ValueError("one colour per kind, and 1 <= target_among <= number of objects")
     most_near = 3 if side == 2 else 5  # the agent's cell and its interior neighbours
-    if room_size < 4 or cells - most_near < count:
-        raise ValueError(f"a {room_size}-room cannot hold {count} objects away from the agent")
-    fixed_kind = np.asarray(kinds, np.int32)
-    fixed_colour = np.asarray(colours, np.int32)
-    base = RoomGrid(room_size=room_size, num_rows=1, num_cols=1).walls()
-    xs = np.arange(room_size)[:, None]
-    ys = np.arange(room_size)[None, :]
-
-    def near_agent(digits: list[Array]) -> Array:
-        x, y = digits[0] // side, digits[0] % side
-        return 1 + (x > 0) + (x < side - 1) + (y > 0) + (y < side - 1)  # its cell included
-
-    def attempt(key: Array) -> tuple[State, Array, Array]:
-        bounds, radices = [cells, 4], [cells, 4]
-        for i in range(count):
-            bounds += [C.NUM_COLORS, len(KINDS), cells]
-            radices += [C.NUM_COLORS, len(KINDS), lambda d, i=i: cells - near_agent(d) - i]
-        bounds.append(target_among)
-        radices.append(target_among)
-        digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
-        agent, direction = digits[0], digits[1]
-        flat = jnp.arange(cells)
-        ax, ay = agent // side, agent % side
-        # Not free: the agent's cell and its neighbours (``reject_next_to``), then objects.
-        taken = jnp.abs(flat // side - ax) + jnp.abs(flat % side - ay) < 2
-        grid = jnp.asarray(base)
-        obj_kinds, obj_colours = [], []
-        for i in range(count):
-            colour, kind_rank, rank = digits[2 + 3 * i : 5 + 3 * i]
-            # The rank-th free cell (a prefix sum over the room's few dozen cells).
-            cell = jnp.argmax(jnp.cumsum(~taken) > rank).astype(jnp.int32)
-            taken = taken | (flat == cell)
-            kind = jnp.where(
-                fixed_kind[i] == RANDOM, KINDS[0] + kind_rank, fixed_kind[i]
-            )  # KEY, BALL, BOX are consecutive
-            colour = jnp.where(fixed_colour[i] == RANDOM, colour, fixed_colour[i])
-            obj_kinds.append(kind)
-            obj_colours.append(colour)
-            at = (xs == 1 + cell // side) & (ys == 1 + cell % side)
-            obj = jnp.stack([kind, colour, jnp.int32(0)]).astype(jnp.uint8)
-            grid = jnp.where(at[..., None], obj, grid)
-        agent_pos = jnp.stack([1 + agent // side, 1 + agent % side])
-        objects = grid[..., 0] != C.EMPTY
-        interior = (xs >= 1) & (xs <= side) & (ys >= 1) & (ys <= side)
-        reached = _reachable(objects | ~interior, agent_pos)
-        accepted = jnp.all(reached | ~(objects & interior))
-        target = digits[-1]
-        pick = jnp.arange(count) == target
-        desc = jnp.stack(
-            [
-                jnp.sum(jnp.where(pick, jnp.stack(obj_kinds), 0)),
-                jnp.sum(jnp.where(pick, jnp.stack(obj_colours), 0)),
-                jnp.int32(D.Loc.NONE),
-            ]
-        )
-        state = make_state(grid, agent_pos, direction)
-        return state, accepted, desc
-
-    # One object in an empty room is always reachable: no attempt can be rejected.
-    attempts = ATTEMPTS if count > 1 else 1
+    if room_size < 4 or side * side - most_near < len(kinds):
+        raise ValueError(f"a {room_size}-room cannot hold {len(kinds)} objects away from the agent")
+    attempts = attempts_for(len(kinds))
 
     def layout(key: Array) -> State:
-        states, accepted, descs = jax.vmap(attempt)(jax.random.split(key, attempts))
-        first = jnp.where(jnp.any(accepted), jnp.argmax(accepted), attempts - 1)
-        state, desc = jax.tree.map(lambda x: x[first], (states, descs))
-        instr = jnp.concatenate(
-            [jnp.array([V.Instr.GOTO, 0], jnp.int32), desc, jnp.zeros(D.DESC_SIZE, jnp.int32)]
-        )
-        return level.begin(state, instr, room_size=room_size)
+        return draw_goto(key, spec, room_size=room_size, attempts=attempts)
 
     return layout
+
+
+def attempts_for(count: int) -> int:
+    """Whole layouts drawn per reset: one object in an empty room is always reachable, so
+    nothing can be rejected; otherwise `ATTEMPTS`."""
+    return ATTEMPTS if count > 1 else 1
+
+
+LEVELS: dict[str, tuple[int, GoToSpec]] = {}  # id -> (room_size, spec), for the tests
 
 
 def _entry(name: str, room_size: int, kinds, colours, target_among: int):
     env_id = f"BabyAI-{name}"
     layout = goto_layout(room_size, tuple(kinds), tuple(colours), target_among)
+    LEVELS[env_id] = (room_size, goto_spec(tuple(kinds), tuple(colours), target_among))
     return env_id, level.level_factory(
-        env_id, room_size=room_size, num_rows=1, num_cols=1, num_navs=1, layout_fn=layout
+        env_id,
+        room_size=room_size,
+        num_rows=1,
+        num_cols=1,
+        num_navs=1,
+        layout_fn=layout,
+        kinds=(V.Instr.GOTO,),
     )
 
 
