@@ -1,4 +1,4 @@
-"""BabyAI-GoTo (one room): go to the object the instruction describes, in a single room.
+"""BabyAI-GoTo: go to the object the instruction describes, in a single room.
 
 MiniGrid 3.2.0's one-room GoTo levels (``minigrid/envs/babyai/goto.py``): GoToRedBallGrey,
 GoToRedBall, GoToRedBallNoDists, GoToObj (S4, S6-v1) and GoToLocal (S5N2 ... S8N7). One
@@ -16,10 +16,10 @@ GoToRedBall, GoToRedBallNoDists, GoToObj (S4, S6-v1) and GoToLocal (S5N2 ... S8N
   objects (GoToLocal), described by kind and colour: "the" when it is the only such
   object, "a" when there are several (any of them counts).
 
-Here the layout is one program for every level (the levels differ in constants only):
-`ATTEMPTS` whole layouts are drawn at once and the first one whose objects are all reachable
-is kept -- exactly MiniGrid's accepted distribution (one draw where a single object cannot
-be cut off). When all are rejected the last is kept as it is, an object unreachable: with
+Here the layout is one program for every level (`draw_goto`; the levels differ in the
+constants of their `GoToSpec` only): `ATTEMPTS` whole layouts are drawn, in a loop of fixed
+length, and the first one whose objects are all reachable is kept -- exactly MiniGrid's
+accepted distribution (one draw where a single object cannot be cut off). When all are rejected the last is kept as it is, an object unreachable: with
 the measured rejection rates per draw (eight objects in an 8-room, GoToRedBall* and
 GoToLocal: 15.4%; S8N7: 7.7%; S6N4: 8.2%; S7N5: 5.2%; S5N2: none in 20,000) that is
 0.154**8 ~ 3e-7 resets at worst (docs/gridworld.md).
@@ -40,12 +40,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array, lax
+from jax.typing import ArrayLike
 
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
@@ -100,15 +101,15 @@ class GoToSpec(NamedTuple):
         kinds: i32[S], per object slot its kind (``C.KEY``, ``C.BALL``, ``C.BOX``) or
             `RANDOM`.
         colours: i32[S], per slot its colour index or `RANDOM`.
-        count: i32[], the objects placed (the first ``count`` slots).
+        num_objects: i32[], the objects placed (the first ``num_objects`` slots).
         target_among: i32[], the target is uniform among the first ``target_among``
-            objects (1: the first object; ``count``: any).
+            objects (1: the first object; ``num_objects``: any).
     """
 
     kinds: Array | np.ndarray
     colours: Array | np.ndarray
-    count: Array | np.ndarray
-    target_among: Array | np.ndarray
+    num_objects: ArrayLike
+    target_among: ArrayLike
 
 
 def goto_spec(kinds: tuple[int, ...], colours: tuple[int, ...], target_among: int) -> GoToSpec:
@@ -148,7 +149,7 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
     xs = np.arange(room_size)[:, None]
     ys = np.arange(room_size)[None, :]
     upper = np.triu(np.ones((cells, cells), np.int32))  # [i, j]: i <= j
-    count = jnp.asarray(spec.count, jnp.int32)
+    count = jnp.asarray(spec.num_objects, jnp.int32)
 
     def near_agent(digits: list[Array]) -> Array:
         x, y = digits[0] // side, digits[0] % side
@@ -159,7 +160,8 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
         return lambda d: jnp.maximum(cells - near_agent(d) - i, 1)
 
     def attempt(key: Array) -> tuple[State, Array, Array]:
-        bounds, radices = [cells, 4], [cells, 4]
+        bounds: list[int] = [cells, 4]
+        radices: list[Any] = [cells, 4]
         for i in range(slots):
             bounds += [C.NUM_COLORS, len(KINDS), cells]
             radices += [C.NUM_COLORS, len(KINDS), free_cells(i)]
