@@ -17,6 +17,7 @@ and stays in ``state.key``; the next episode's key is the next stream of it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -209,11 +210,11 @@ class Environment:
         """`Discrete(num_actions)`."""
         return Discrete(self.num_actions)
 
-    @property
+    @functools.cached_property
     def mission_size(self) -> int:
         """The length of ``State.mission``: `missions.MISSION_SIZE`, or a BabyAI level's
         `horizax.grid.mission_tokens.MISSION_LENGTH` word ids (read from the layout's
-        shapes, nothing run)."""
+        shapes once, nothing run)."""
         return int(jax.eval_shape(self.layout_fn, jax.random.PRNGKey(0)).mission.shape[-1])
 
     @property
