@@ -36,7 +36,6 @@ from horizax.grid.envs import (
 )
 
 FAMILY_MODULES: tuple[ModuleType, ...] = (
-    babyai_goto,
     crossing,
     distshift,
     doorkey,
@@ -56,6 +55,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     putnear,
     redbluedoors,
     unlock,
+    babyai_goto,  # BabyAI's levels after MiniGrid's classic families
 )
 
 
