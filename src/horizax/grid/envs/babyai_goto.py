@@ -19,8 +19,9 @@ GoToRedBall, GoToRedBallNoDists, GoToObj (S4, S6-v1) and GoToLocal (S5N2 ... S8N
 Here the layout is one program for every level (`draw_goto`; the levels differ in the
 constants of their `GoToSpec` only): `ATTEMPTS` whole layouts are drawn, in a loop of fixed
 length, and the first one whose objects are all reachable is kept -- exactly MiniGrid's
-accepted distribution (one draw where a single object cannot be cut off). When all are rejected the last is kept as it is, an object unreachable: with
-the measured rejection rates per draw (eight objects in an 8-room, GoToRedBall* and
+accepted distribution (one draw where a single object cannot be cut off). When all are
+rejected the last is kept as it is, an object unreachable: with the measured rejection
+rates per draw (eight objects in an 8-room, GoToRedBall* and
 GoToLocal: 15.4%; S8N7: 7.7%; S6N4: 8.2%; S7N5: 5.2%; S5N2: none in 20,000) that is
 0.154**8 ~ 3e-7 resets at worst (docs/gridworld.md).
 
