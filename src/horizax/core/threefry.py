@@ -6,7 +6,7 @@ Threefry keys (raw ``uint32[2]`` keys from `jax.random.PRNGKey`, or typed keys f
 block cipher keyed by the key, applied to the counters ``(0, i)``, the two output words
 xor-ed. Other key implementations, and the non-partitionable mode, fall back to
 `jax.random.bits` itself, so the words are always JAX's. On the same terms `split`,
-`fold_in`, `uniform` and `normal` return exactly what their `jax.random` namesakes return
+`fold_in`, `uniform`, `normal` and `randint` return exactly what their `jax.random` namesakes return
 (float32 draws; other dtypes, e.g. float64 under x64, are JAX's own call), so a family whose
 documented streams are JAX's (the orbital games draw their scenarios as orbitalgym does)
 keeps them. Their outputs pass an `optimization_barrier`: computed once, not fused into
@@ -68,8 +68,11 @@ def _threefry_2x32(k0: Array, k1: Array, x0: Array, x1: Array | np.ndarray) -> t
 
 
 def _threefry_key_data(key: Array) -> Array | None:
-    """The ``uint32[2]`` data of one Threefry key; None for other implementations and for
-    arrays of keys (JAX's own functions then answer, or raise their error)."""
+    """The ``uint32[2]`` data of one Threefry key; None for other implementations, for
+    arrays of keys and in the non-partitionable mode (JAX's own functions then answer, or
+    raise their error)."""
+    if not jax.threefry_partitionable.value:
+        return None
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         if key.ndim or str(jax.random.key_impl(key)) != "threefry2x32":
             return None
@@ -81,13 +84,13 @@ def _threefry_key_data(key: Array) -> Array | None:
 
 def _written_out(key: Array) -> bool:
     """Whether this module computes ``key``'s draws itself (else JAX's functions do)."""
-    return _threefry_key_data(key) is not None and bool(jax.threefry_partitionable.value)
+    return _threefry_key_data(key) is not None
 
 
 def _threefry_blocks(key: Array, count: int) -> tuple[Array, Array] | None:
     """Both words of the Threefry blocks of counters ``(0, i)``, i < count (None: use JAX)."""
     data = _threefry_key_data(key)
-    if data is None or not _written_out(key):
+    if data is None:
         return None
     if count >= 2**32:
         raise ValueError(f"at most 2**32 - 1 Threefry blocks per key, got {count}")
@@ -166,7 +169,7 @@ def fold_in(key: Array, data: Array | int) -> Array:
         A key of ``key``'s kind.
     """
     raw = _threefry_key_data(key)
-    if raw is None or not _written_out(key):
+    if raw is None:
         return jax.random.fold_in(key, data)
     # Folding ``data`` in hashes the counter (0, data): the key JAX derives from the seed.
     word = jnp.asarray(data, dtype=jnp.uint32)
