@@ -49,6 +49,7 @@ import numpy as np
 from jax import Array, lax
 from jax.typing import ArrayLike
 
+from horizax.core import threefry
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import level
@@ -208,7 +209,7 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
         )
         return make_state(grid, agent_pos, direction), accepted, desc
 
-    keys = jax.random.split(key, attempts)
+    keys = threefry.split(key, attempts)  # JAX's keys, without a Threefry loop to compile
 
     def redraw(i: Array, carry: tuple[State, Array, Array]) -> tuple[State, Array, Array]:
         # Every attempt is drawn (a fixed cost); the first accepted one is kept.
