@@ -215,7 +215,10 @@ class Environment:
         """The length of ``State.mission``: `missions.MISSION_SIZE`, or a BabyAI level's
         `horizax.grid.mission_tokens.MISSION_LENGTH` word ids (read from the layout's
         shapes once, nothing run)."""
-        return int(jax.eval_shape(self.layout_fn, jax.random.PRNGKey(0)).mission.shape[-1])
+        # An abstract key: a concrete one would start JAX's backend, which forked
+        # vector-env workers then could not use.
+        key = jax.ShapeDtypeStruct((2,), jnp.uint32)
+        return int(jax.eval_shape(self.layout_fn, key).mission.shape[-1])
 
     @property
     def observation_space(self) -> Box:
