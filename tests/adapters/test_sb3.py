@@ -1,7 +1,8 @@
 """Stable-Baselines3 takes every horizax id through the Gymnasium adapter.
 
-Gridworlds (BabyAI's levels included) go through MiniGrid's own ``ImgObsWrapper`` at most (SB3's policies take Box or
-Dict-of-Box observations, not MiniGrid's ``mission`` string); every other id as it is, the
+Gridworlds (BabyAI's levels included) go through MiniGrid's own ``ImgObsWrapper`` at most
+(SB3's policies take Box or Dict-of-Box observations, not MiniGrid's ``mission`` string);
+every other id as it is, the
 Maze included (its scalar ``step_count`` is a ``(1,)`` Box in the Gymnasium adapter,
 `horizax.adapters.gymnasium_spaces`).
 """
