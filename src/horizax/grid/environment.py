@@ -37,6 +37,7 @@ from horizax.core.struct import field, pytree_dataclass
 from horizax.grid import constants as C
 from horizax.grid import observations, rewards, terminations
 from horizax.grid.actions import apply_action
+from horizax.grid.from_minigrid import MiniGridLayouts
 from horizax.grid.minigrid_view import MiniGridObjectModel
 from horizax.grid.missions import mission_space
 from horizax.grid.render import render_image
@@ -430,6 +431,15 @@ class GridFunctional:
         """MiniGrid's object model of this gridworld's states (`horizax.grid.minigrid_view`),
         which the Gymnasium adapter shows as env attributes (``grid``, ``agent_pos``, ...)."""
         return MiniGridObjectModel(self.env)
+
+    def reference_layouts(self) -> MiniGridLayouts:
+        """MiniGrid's layouts copied into this gridworld's states (`horizax.grid.from_minigrid`),
+        for the Gymnasium adapter's ``layouts="minigrid"``.
+
+        Raises:
+            ValueError: a BabyAI level (not covered) or an environment without an id.
+        """
+        return MiniGridLayouts(self.env)
 
     def initial_state(self, key: Array) -> State:
         """The first `State` of the episode drawn from ``key``."""
