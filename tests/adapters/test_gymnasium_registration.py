@@ -7,6 +7,7 @@ same environment from the spec alone.
 
 from __future__ import annotations
 
+import importlib
 import pickle
 
 import numpy as np
@@ -20,6 +21,7 @@ import horizax  # noqa: E402
 from horizax.adapters import gymnasium as hg  # noqa: E402
 from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv  # noqa: E402
 
+GymnasiumEnv = hg.GymnasiumEnv
 GYM_IDS = [f"horizax/{i}" for i in horizax.registered_ids(include_aliases=True)]
 
 
@@ -27,7 +29,10 @@ def test_every_id_is_registered_with_string_entry_points():
     assert len(GYM_IDS) > 100, "ids and aliases of every family"
     for gym_id in GYM_IDS:
         spec = gymnasium.spec(gym_id)
-        assert spec.entry_point == "horizax.adapters.gymnasium:GymnasiumEnv", gym_id
+        # Gridworld ids: the GymnasiumEnv subclass named as MiniGrid's class for the id.
+        module, _, name = spec.entry_point.partition(":")
+        assert issubclass(getattr(importlib.import_module(module), name), GymnasiumEnv), gym_id
+        assert module in ("horizax.adapters.gymnasium", "horizax.adapters.minigrid_classes")
         assert spec.vector_entry_point == (
             "horizax.adapters.gymnasium_vector:GymnasiumVectorEnv"
         ), gym_id

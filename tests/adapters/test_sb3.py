@@ -1,7 +1,8 @@
 """Stable-Baselines3 takes every horizax id through the Gymnasium adapter.
 
-Gridworlds go through MiniGrid's own ``ImgObsWrapper`` at most (SB3's policies take Box or
-Dict-of-Box observations, not MiniGrid's ``mission`` string); every other id as it is, the
+Gridworlds (BabyAI's levels included) go through MiniGrid's own ``ImgObsWrapper`` at most
+(SB3's policies take Box or Dict-of-Box observations, not MiniGrid's ``mission`` string);
+every other id as it is, the
 Maze included (its scalar ``step_count`` is a ``(1,)`` Box in the Gymnasium adapter,
 `horizax.adapters.gymnasium_spaces`).
 """
@@ -28,7 +29,7 @@ SAMPLE = ["MiniGrid-DoorKey-5x5-v0", "MiniGrid-Dynamic-Obstacles-5x5-v0", "Maze-
 
 def make(env_id: str):
     env = gymnasium.make(f"horizax/{env_id}")
-    if env_id.startswith("MiniGrid-"):
+    if env_id.startswith(("MiniGrid-", "BabyAI-")):
         from minigrid.wrappers import ImgObsWrapper
 
         env = ImgObsWrapper(env)

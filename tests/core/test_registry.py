@@ -72,9 +72,15 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, Maze-v0 and 5 orbital games; every MiniGrid id but one has a Navix alias."""
+    """76 MiniGrid ids, 19 BabyAI GoTo levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
+    local = [f"S{s}N{n}" for s, n in [(5, 2), (6, 2), (6, 3), (6, 4), (7, 4), (7, 5)]]
+    local += [f"S8N{n}" for n in range(2, 8)]
+    goto = ["Local", *(f"Local{v}" for v in local), "Obj", "ObjS4", "RedBall"]
+    goto += ["RedBallGrey", "RedBallNoDists"]
+    babyai = {f"BabyAI-GoTo{v}-v0" for v in goto} | {"BabyAI-GoToObjS6-v1"}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",
@@ -82,7 +88,7 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
         "Orbital-PursuitEvasion-v0",
         "Orbital-SunBlocking-v0",
     }
-    assert len(minigrid) == 76 and set(ids) == {*minigrid, "Maze-v0", *orbital}
+    assert len(minigrid) == 76 and set(ids) == {*minigrid, *babyai, "Maze-v0", *orbital}
     aliases = set(horizax.registered_ids(include_aliases=True)) - set(ids)
     assert len(aliases) == 75
     # navix registers its N4-S5-v0 with the 4 rooms its name promises: MiniGrid's v1.

@@ -59,6 +59,7 @@ def test_family_pages_show_every_id_with_its_picture(site: pathlib.Path):
 
     pages = {
         "MiniGrid-": "gridworld",
+        "BabyAI-": "gridworld",
         "Maze-": "maze",
         "Orbital-": "orbital",
     }

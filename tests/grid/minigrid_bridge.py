@@ -1,8 +1,9 @@
 """Test-only bridge to Farama MiniGrid: copy its state into horizax and drive both in lockstep.
 
 MiniGrid is the oracle. `state_from_minigrid` copies a MiniGrid env's grid (box contents
-included), agent, hand and mission into a horizax `State`; `lockstep` then applies the same
-actions to both and compares, at every step, everything the issues name: agent position and
+included), agent, hand and mission into a horizax `State` (the library's
+`horizax.grid.from_minigrid`, which the lockstep tests thereby prove); `lockstep` then applies
+the same actions to both and compares, at every step, everything the issues name: agent position and
 direction, the full grid encoding with what each box holds, the egocentric image, the carried
 object, reward, terminated, truncated and the mission text.
 """
@@ -18,10 +19,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from horizax.grid import cells, missions
 from horizax.grid import constants as C
+from horizax.grid import from_minigrid, missions
 from horizax.grid.environment import Environment, Timestep
 from horizax.grid.state import State
+
+# The copy itself is the library's (`horizax.grid.from_minigrid`): the lockstep tests prove it.
+carried_encoding = from_minigrid.carried_encoding
+grid_encoding = from_minigrid.grid_encoding
+object_encoding = from_minigrid.object_encoding
 
 gymnasium = pytest.importorskip("gymnasium")
 minigrid = pytest.importorskip("minigrid")
@@ -63,32 +69,6 @@ def assert_same_configuration(env_id: str) -> None:
 MissionFn = Callable[[Any], Any]
 
 
-def object_encoding(obj: Any) -> tuple[int, int, int]:
-    """horizax's encoding of a MiniGrid object: its ``encode()``, boxes with their content."""
-    if obj is None:
-        return C.EMPTY_CELL
-    if obj.type == "box" and obj.contains is not None:
-        content = obj.contains.encode()
-        return cells.box_cell(obj.encode()[1], (content[0], content[1]))
-    return tuple(int(v) for v in obj.encode())
-
-
-def grid_encoding(mg: Any) -> np.ndarray:
-    """u8[W, H, 3]: MiniGrid's ``grid.encode()`` with box contents in the state channel."""
-    grid = np.array(mg.grid.encode(), dtype=np.uint8)
-    for x in range(mg.grid.width):
-        for y in range(mg.grid.height):
-            obj = mg.grid.get(x, y)
-            if obj is not None and obj.type == "box":
-                grid[x, y] = object_encoding(obj)
-    return grid
-
-
-def carried_encoding(mg: Any) -> np.ndarray:
-    """u8[3]: MiniGrid's carried object encoding (box content included), or the empty cell."""
-    return np.array(object_encoding(mg.carrying), dtype=np.uint8)
-
-
 _FIXED_MISSIONS = {text: template for template, text in missions._FIXED.items()}
 
 
@@ -116,27 +96,11 @@ def state_from_minigrid(
     mission_fn: MissionFn | None = None,
     extra: Any = (),
 ) -> State:
-    """A horizax `State` equal to MiniGrid env ``mg``'s current state.
-
-    Args:
-        mg: the unwrapped MiniGrid env.
-        key: the key to store in the state.
-        mission_fn: ``mg -> i32[MISSION_SIZE]`` for families whose mission holds parameters
-            (colours, positions); by default the mission string must be a fixed template.
-        extra: the family's private state (`State.extra`); MiniGrid has none to copy.
-    """
-    # numpy leaves (jit takes them as it takes jax arrays): building a state per step
-    # eagerly with `jnp` would dispatch a primitive per field.
-    return State(
-        grid=grid_encoding(mg),
-        agent_pos=np.asarray(mg.agent_pos, dtype=np.int32),
-        agent_dir=np.asarray(mg.agent_dir, dtype=np.int32),
-        carrying=carried_encoding(mg),
-        step_count=np.asarray(mg.step_count, np.int32),
-        max_steps=np.asarray(mg.max_steps, np.int32),
-        mission=np.asarray((mission_fn or fixed_mission)(mg), np.int32),
-        extra=extra,
-        key=_default_key() if key is None else key,
+    """The library's `horizax.grid.from_minigrid.state_from_minigrid`, stricter: by default
+    the mission string must be a fixed template (families with parameters pass
+    ``mission_fn``), and the key is ``PRNGKey(0)``."""
+    return from_minigrid.state_from_minigrid(
+        mg, _default_key() if key is None else key, mission_fn or fixed_mission, extra
     )
 
 

@@ -3,6 +3,7 @@
 The hashes in ``layout_golden.json`` were taken from the code before layout sampling was
 refactored; a refactor that changes no layout keeps them all. Regenerate them (only for a
 deliberate, versioned layout change) with ``PYTHONPATH=src python -m tests.grid.layout_golden``.
+Pin a newly registered id's layouts, every other hash kept, by adding ``--new``.
 The rollout hashes of four ids were re-pinned once since, for rewards alone (states and step
 types unchanged): the success reward became MiniGrid's value exactly rounded to float32.
 """

@@ -53,6 +53,7 @@ FAMILY_IDS = (
     "MiniGrid-PutNear-6x6-N2-v0",
     "MiniGrid-RedBlueDoors-6x6-v0",
     "MiniGrid-UnlockPickup-v0",
+    "BabyAI-GoToObjS4-v0",
 )
 # Families whose random rollouts pick things up (Fetch's episode ends on the pickup).
 CARRYING = (

@@ -14,6 +14,21 @@ Importing this module registers every horizax id (aliases included) with Gymnasi
 
 or, without Gymnasium's registry, `make(id, **kw)` and `make_vec(id, num_envs, autoreset_mode=...)`.
 
+MiniGrid's ids. Each gridworld id's env is an instance of a `GymnasiumEnv` subclass named as
+MiniGrid's class for that id (``EmptyEnv``, ``DoorKeyEnv``, ...;
+`horizax.adapters.minigrid_classes`). `register_as_minigrid` registers horizax's envs under
+MiniGrid's own ids, in place of MiniGrid's, so MiniGrid users' code runs unchanged::
+
+    horizax.adapters.gymnasium.register_as_minigrid()
+    env = gymnasium.make("MiniGrid-DoorKey-8x8-v0")  # horizax's DoorKeyEnv
+
+MiniGrid's layouts. ``gymnasium.make(id, layouts="minigrid")`` (default ``"horizax"``) makes
+each reset MiniGrid's own layout: ``reset(seed=s)`` the one MiniGrid generates for ``s``,
+``reset()`` MiniGrid's next one (its ``np_random`` stream), copied into a horizax state
+(`horizax.grid.from_minigrid`); the steps are horizax's. It covers the 76 classic MiniGrid
+ids; BabyAI levels and other families raise `ValueError`. It needs ``minigrid``
+(`horizax.adapters.minigrid_ids`).
+
 Observations. Gridworld ids return MiniGrid's observation dict, ``{"image": u8[7, 7, 3],
 "direction": int, "mission": str}``, with MiniGrid's spaces for ``image`` (``Box(0, 255)``)
 and ``direction`` (``Discrete(4)``); ``mission`` is a ``gymnasium.spaces.Text`` (MiniGrid
@@ -58,6 +73,7 @@ Requires the ``gymnasium`` extra: ``pip install 'horizax[gymnasium]'``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from collections.abc import Mapping
@@ -89,11 +105,12 @@ from horizax.adapters.gymnasium_common import (
 from horizax.adapters.gymnasium_common import check_render_mode as check_render_mode
 from horizax.adapters.gymnasium_spaces import ObservationCodec, copy_info, to_gymnasium_space
 from horizax.adapters.gymnasium_vector import GymnasiumVectorEnv
+from horizax.adapters.minigrid_ids import ReferenceLayouts, class_name, import_minigrid, remember
 from horizax.adapters.object_model import ObjectModelAttributes
 from horizax.core import episode as engine
 from horizax.core import spaces
 from horizax.core.episode import seed_key
-from horizax.core.registry import registered_ids
+from horizax.core.registry import registered_ids, resolve
 
 __all__ = [
     "NAMESPACE",
@@ -104,6 +121,7 @@ __all__ = [
     "make",
     "make_vec",
     "register_all",
+    "register_as_minigrid",
     "seed_key",
     "to_gymnasium_space",
 ]
@@ -122,6 +140,11 @@ def _next_key(fenv: StaticArg, episode: engine.Episode) -> Array:
 
 
 @functools.partial(jax.jit, static_argnums=0)
+def _observe(fenv: StaticArg, state: Any) -> Any:
+    return fenv.value.observe(state)
+
+
+@functools.partial(jax.jit, static_argnums=0)
 def _step(fenv: StaticArg, episode: engine.Episode, action: Array) -> Any:
     return engine.step_episode(fenv.value, engine.AutoresetMode.DISABLED, episode, action)
 
@@ -136,6 +159,9 @@ class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
         env: a registered id (``"MiniGrid-DoorKey-8x8-v0"``, ``"horizax/..."`` also accepted),
             an environment from `horizax.make`, or a `horizax.core.protocol.FunctionalEnv`.
         render_mode: None or ``"rgb_array"`` (`render` returns u8[H, W, 3]).
+        layouts: ``"horizax"`` (default): layouts drawn from JAX keys; ``"minigrid"``
+            (classic MiniGrid ids): MiniGrid's own layout for each reset (see the module
+            docstring).
         **overrides: `horizax.make` overrides (``max_steps``, ...), with an id only.
 
     Attributes:
@@ -151,8 +177,14 @@ class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
 
     metadata: dict[str, Any] = METADATA
 
-    def __init__(self, env: Any, render_mode: str | None = None, **overrides: Any) -> None:
+    def __init__(
+        self, env: Any, render_mode: str | None = None, layouts: str = "horizax", **overrides: Any
+    ) -> None:
+        if layouts not in ("horizax", "minigrid"):
+            raise ValueError(f"layouts must be 'horizax' or 'minigrid', got {layouts!r}")
         self.fenv, self.env_id = resolve_env(env, overrides)
+        self.layouts = layouts
+        self._reference = ReferenceLayouts(self.fenv, overrides) if layouts == "minigrid" else None
         self._handle = StaticArg(self.fenv)
         self._codec = ObservationCodec(self.fenv.observation_space)
         self.observation_space = self._codec.space
@@ -175,12 +207,20 @@ class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             key = seed_key(seed)
-        elif self._episode is not None:
+        elif self._episode is not None and self._reference is None:
             key = np.asarray(_next_key(self._handle, self._episode))
         else:
             key = seed_key(int(self.np_random.integers(0, 2**63)))
-        self._episode, step = _start(self._handle, key)
-        observation, info = jax.device_get((step.observation, step.info))
+        if self._reference is not None:
+            # MiniGrid generates the layout (its stream continues on `reset()`); the key
+            # seeds only what horizax draws during the episode (obstacle moves).
+            state = self._reference.state(seed, key)
+            start: dict[str, Any] = {"key": key, "t": np.int32(0), "done": np.bool_(False)}
+            self._episode = engine.Episode(state=state, **start)  # numpy: no eager dispatch
+            observation, info = jax.device_get(_observe(self._handle, state))
+        else:
+            self._episode, step = _start(self._handle, key)
+            observation, info = jax.device_get((step.observation, step.info))
         return self._codec.single(observation), copy_info(info)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -231,7 +271,7 @@ class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
         return np.array(self.fenv.render(self._episode.state), dtype=np.uint8)
 
     def __repr__(self) -> str:
-        return f"GymnasiumEnv({self.env_id or type(self.fenv).__name__})"
+        return f"{type(self).__name__}({self.env_id or type(self.fenv).__name__})"
 
 
 HorizaxEnv = GymnasiumEnv  # the name before the adapters were named by their target
@@ -297,15 +337,55 @@ def register_all() -> list[str]:
         gym_id = f"{NAMESPACE}/{env_id}"
         if gym_id in gymnasium.registry:
             continue
-        gymnasium.register(
-            id=gym_id,
-            entry_point=f"{__name__}:GymnasiumEnv",
-            vector_entry_point=f"{GymnasiumVectorEnv.__module__}:GymnasiumVectorEnv",
-            max_episode_steps=None,  # the env truncates itself; no TimeLimit on top
-            kwargs={"env": env_id},
-        )
+        _register(gym_id, env_id, {})
         added.append(gym_id)
     return added
+
+
+def _register(gym_id: str, env_id: str, kwargs: Mapping[str, Any]) -> None:
+    name = class_name(resolve(env_id))
+    # Gridworld ids: the class named as MiniGrid's (a string: specs stay serialisable).
+    entry_point = f"{__name__}:GymnasiumEnv"
+    if name:
+        entry_point = f"horizax.adapters.minigrid_classes:{name}"
+    gymnasium.register(
+        id=gym_id,
+        entry_point=entry_point,
+        vector_entry_point=f"{GymnasiumVectorEnv.__module__}:GymnasiumVectorEnv",
+        max_episode_steps=None,  # the env truncates itself; no TimeLimit on top
+        kwargs={"env": env_id, **kwargs},
+    )
+
+
+def register_as_minigrid(**make_kwargs: Any) -> list[str]:
+    """Registers horizax's envs under MiniGrid's own ids, in place of MiniGrid's.
+
+    Every ``MiniGrid-*`` and ``BabyAI-*`` id horizax has then builds horizax's env through
+    ``gymnasium.make`` (MiniGrid users' code runs unchanged); MiniGrid's other ids stay
+    MiniGrid's. ``minigrid`` is imported first if installed, so that a later import cannot
+    register its envs over these. Calling again is harmless; with other ``make_kwargs`` it
+    re-registers with those.
+
+    Args:
+        **make_kwargs: keyword arguments every spec passes to the env (``layouts="minigrid"``
+            for MiniGrid's own layouts, ``max_steps``, ...).
+
+    Returns:
+        The MiniGrid ids that now build horizax's envs.
+    """
+    with contextlib.suppress(ImportError):  # without minigrid there is nothing to replace
+        import_minigrid("register_as_minigrid")
+    ids = [i for i in registered_ids() if class_name(i) is not None]
+    for env_id in ids:
+        spec = gymnasium.registry.get(env_id)
+        if spec is not None:
+            ours = str(spec.entry_point).startswith("horizax.")
+            if ours and spec.kwargs == {"env": env_id, **make_kwargs}:
+                continue
+            remember(spec)
+            del gymnasium.registry[env_id]  # replaced, not overridden: no warning
+        _register(env_id, env_id, make_kwargs)
+    return ids
 
 
 register_all()

@@ -115,6 +115,11 @@ class FunctionalEnv(Protocol):
       attributes of the Gymnasium env for the reference's wrappers (the gridworld's is
       MiniGrid's, `horizax.grid.minigrid_view`; the contract is in
       `horizax.adapters.object_model`).
+    * ``reference_layouts()``: an object with ``reference_id`` (the reference library's id)
+      and ``state(reference_env, key)``, the protocol state holding the layout of that
+      library's env just reset; the view then also offers ``observe(state)``. The Gymnasium
+      adapter's ``layouts="minigrid"`` uses it (`horizax.adapters.minigrid_ids`; the
+      gridworld's is `horizax.grid.from_minigrid.MiniGridLayouts`).
     """
 
     observation_space: Any

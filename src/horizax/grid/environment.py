@@ -17,6 +17,7 @@ and stays in ``state.key``; the next episode's key is the next stream of it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ from horizax.core.struct import field, pytree_dataclass
 from horizax.grid import constants as C
 from horizax.grid import observations, rewards, terminations
 from horizax.grid.actions import apply_action
+from horizax.grid.from_minigrid import MiniGridLayouts
 from horizax.grid.minigrid_view import MiniGridObjectModel
 from horizax.grid.missions import mission_space
 from horizax.grid.render import render_image
@@ -116,6 +118,11 @@ class Environment:
         observation_fn, reward_fn, termination_fn: see above.
         dynamics_fn: optional ``(state, action, key) -> state`` applied before the agent acts
             (e.g. moving obstacles).
+        post_action_fn: optional ``(prev_state, action, state) -> state`` applied after the
+            agent acts and before rewards and terminations read the state: a family's own
+            record of the step in ``State.extra`` (BabyAI's instruction verifier keeps its
+            progress and the step's verdict there, `horizax.grid.babyai.level`). It sees the
+            action rewards see.
         num_actions: size of the action space.
         invalid_action: action taken in place of an out-of-range one inside `jit` (None: no-op).
         action_map: optional remapping applied to every valid action before the step, one entry
@@ -144,6 +151,7 @@ class Environment:
     reward_fn: StepFn = rewards.on_goal_reached_discounted
     termination_fn: StepFn = terminations.DEFAULT_TERMINATION
     dynamics_fn: DynamicsFn | None = None
+    post_action_fn: Callable[[State, Array, State], State] | None = None
     num_actions: int = C.NUM_ACTIONS
     invalid_action: int | None = None
     action_map: tuple[int, ...] | None = None
@@ -174,6 +182,8 @@ class Environment:
         for name in ("layout_fn", "observation_fn", "reward_fn", "termination_fn"):
             if not callable(getattr(self, name)):
                 raise ValueError(f"{name} must be callable, got {getattr(self, name)!r}")
+        if self.post_action_fn is not None and not callable(self.post_action_fn):
+            raise ValueError(f"post_action_fn must be callable, got {self.post_action_fn!r}")
         if isinstance(self.observation_fn, observations.RGBObservation):
             # An RGB observation left to follow the environment sees what this one's agent sees.
             bound = self.observation_fn.bound_to(self.see_through_walls)
@@ -200,6 +210,16 @@ class Environment:
     def action_space(self) -> Discrete:
         """`Discrete(num_actions)`."""
         return Discrete(self.num_actions)
+
+    @functools.cached_property
+    def mission_size(self) -> int:
+        """The length of ``State.mission``: `missions.MISSION_SIZE`, or a BabyAI level's
+        `horizax.grid.mission_tokens.MISSION_LENGTH` word ids (read from the layout's
+        shapes once, nothing run)."""
+        # An abstract key: a concrete one would start JAX's backend, which forked
+        # vector-env workers then could not use.
+        key = jax.ShapeDtypeStruct((2,), jnp.uint32)
+        return int(jax.eval_shape(self.layout_fn, key).mission.shape[-1])
 
     @property
     def observation_space(self) -> Box:
@@ -260,6 +280,8 @@ class Environment:
         state = state.replace(
             step_count=prev_state.step_count + 1, max_steps=jnp.int32(self.max_steps)
         )
+        if self.post_action_fn is not None:
+            state = self.post_action_fn(prev_state, seen, state)
         terminated = jnp.asarray(self.termination_fn(prev_state, seen, state), jnp.bool_)
         truncated = (state.step_count >= self.max_steps) & ~terminated
         reward = jnp.asarray(self.reward_fn(prev_state, seen, state), jnp.float32)
@@ -371,11 +393,13 @@ class GridFunctional:
     def observation_space(self) -> Dict:
         """MiniGrid's dict: ``image`` (u8 images as MiniGrid declares them, ``Box(0, 255)``;
         other dtypes the environment's own space), ``direction`` `Discrete` (4) and
-        ``mission`` (`horizax.grid.missions.mission_space`)."""
+        ``mission`` (`horizax.grid.missions.mission_space`: i32[10], or a BabyAI level's
+        i32[72] word ids)."""
         image = self.env.observation_space
         if np.dtype(image.dtype) == np.uint8:
             image = Box(0, 255, image.shape, np.uint8)
-        return Dict({"image": image, "direction": Discrete(4), "mission": mission_space()})
+        mission = mission_space(self.env.mission_size)
+        return Dict({"image": image, "direction": Discrete(4), "mission": mission})
 
     @property
     def action_space(self) -> Discrete:
@@ -407,6 +431,15 @@ class GridFunctional:
         """MiniGrid's object model of this gridworld's states (`horizax.grid.minigrid_view`),
         which the Gymnasium adapter shows as env attributes (``grid``, ``agent_pos``, ...)."""
         return MiniGridObjectModel(self.env)
+
+    def reference_layouts(self) -> MiniGridLayouts:
+        """MiniGrid's layouts copied into this gridworld's states (`horizax.grid.from_minigrid`),
+        for the Gymnasium adapter's ``layouts="minigrid"``.
+
+        Raises:
+            ValueError: a BabyAI level (not covered) or an environment without an id.
+        """
+        return MiniGridLayouts(self.env)
 
     def initial_state(self, key: Array) -> State:
         """The first `State` of the episode drawn from ``key``."""

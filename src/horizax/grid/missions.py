@@ -20,6 +20,9 @@ X2, Y2     a second position (Memory's failure cell, RedBlueDoors' blue door); -
 
 `mission_text` turns the array back into MiniGrid's exact string (for adapters, logging and
 the differential tests); `encode` builds the array in layout functions.
+
+BabyAI levels hold their mission as word ids instead, i32[`mission_tokens.MISSION_LENGTH`]
+(`horizax.grid.mission_tokens`): `mission_text` tells the two apart by the array's length.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from jax import Array
 
 from horizax.core import spaces
 from horizax.grid import constants as C
+from horizax.grid import mission_tokens
 
 MISSION_SIZE = 10
 TEMPLATE, COLOR, KIND, COLOR2, KIND2, VARIANT, X, Y, X2, Y2 = range(MISSION_SIZE)
@@ -155,9 +159,15 @@ def mission_text(state: Any) -> Any:
         array = np.asarray(mission)
     except Exception as error:  # a tracer refuses conversion
         raise TypeError("mission_text needs a concrete state; call it outside jit") from error
-    if array.shape[-1:] != (MISSION_SIZE,):
-        raise ValueError(f"mission must have shape [..., {MISSION_SIZE}], got {array.shape}")
+    sizes = (MISSION_SIZE, mission_tokens.MISSION_LENGTH)
+    if array.ndim == 0 or array.shape[-1] not in sizes:
+        raise ValueError(
+            f"mission must have shape [..., {MISSION_SIZE}] or [..., "
+            f"{mission_tokens.MISSION_LENGTH}] (BabyAI), got {array.shape}"
+        )
     if array.ndim == 1:
+        if array.shape[0] == mission_tokens.MISSION_LENGTH:
+            return mission_tokens.tokens_text(array)
         return _text_of(array)
     return [mission_text(row) for row in array]
 
@@ -165,9 +175,29 @@ def mission_text(state: Any) -> Any:
 MISSION_MAX_LENGTH = 128  # the longest MiniGrid mission (LockedRoom's) is well below this
 
 
-def mission_space() -> spaces.Text:
-    """The `horizax.core.spaces.Text` of missions: i32[`MISSION_SIZE`] inside `jit`, decoded
-    to MiniGrid's string by `mission_text`."""
+def mission_space(size: int = MISSION_SIZE) -> spaces.Text:
+    """The `horizax.core.spaces.Text` of missions, decoded to MiniGrid's string by
+    `mission_text`.
+
+    Args:
+        size: the mission array's length: `MISSION_SIZE` (i32[10] inside `jit`) or
+            `mission_tokens.MISSION_LENGTH` (a BabyAI level's word ids, in
+            ``[0, VOCABULARY_SIZE)``).
+
+    Raises:
+        ValueError: for any other size.
+    """
+    if size == mission_tokens.MISSION_LENGTH:
+        return spaces.Text(
+            max_length=mission_tokens.TEXT_MAX_LENGTH,
+            encoded=spaces.Box(0, mission_tokens.VOCABULARY_SIZE - 1, (size,), jnp.int32),
+            decode=mission_text,
+        )
+    if size != MISSION_SIZE:
+        raise ValueError(
+            f"size={size}: missions are {MISSION_SIZE} slots or "
+            f"{mission_tokens.MISSION_LENGTH} BabyAI words"
+        )
     return spaces.Text(
         max_length=MISSION_MAX_LENGTH,
         encoded=spaces.Box(-1, 2**31 - 1, (MISSION_SIZE,), jnp.int32),

@@ -13,6 +13,7 @@ from typing import Any
 
 from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
+    babyai_goto,
     crossing,
     distshift,
     doorkey,
@@ -54,6 +55,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     putnear,
     redbluedoors,
     unlock,
+    babyai_goto,  # BabyAI's levels after MiniGrid's classic families
 )
 
 

@@ -54,8 +54,8 @@ class OrbitalFunctional:
         self.view = SingleAgentView(env)
         self.config = env.config
         self.env_id = env_id
-        # Shapes only: tracing the reset abstractly runs no JAX computation.
-        _, obs, _ = jax.eval_shape(self.view.reset, jax.random.PRNGKey(0))
+        # Shapes only, from an abstract key: nothing runs and JAX's backend stays unstarted.
+        _, obs, _ = jax.eval_shape(self.view.reset, jax.ShapeDtypeStruct((2,), jnp.uint32))
         self._obs_dim = int(obs.shape[0])
         self._dim = env.truth_frame.dim
         self._n = self.view.n_controlled

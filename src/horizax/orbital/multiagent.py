@@ -49,7 +49,8 @@ class OrbitalMultiAgent:
         self._dim = env.truth_frame.dim
         self._command_cls = {Side.GUARD: env.guard_command_cls, Side.BANDIT: env.bandit_command_cls}
         self._width = {s: command_flat_dim(c, 1) for s, c in self._command_cls.items()}
-        _, outputs = jax.eval_shape(env.reset, jax.random.PRNGKey(0))
+        # An abstract key: shapes only, JAX's backend stays unstarted.
+        _, outputs = jax.eval_shape(env.reset, jax.ShapeDtypeStruct((2,), jnp.uint32))
         self.observation_spaces: dict[str, Box] = {}
         self.action_spaces: dict[str, Box] = {}
         for side in (Side.GUARD, Side.BANDIT):

@@ -51,6 +51,9 @@ class Instr(enum.IntEnum):
     PUT_NEXT = 3
 
 
+ALL_KINDS = (0, 1, 2, 3)  # every `Instr`; levels that draw fewer pass their own ``kinds``
+
+
 class Status(enum.IntEnum):
     """What `verify` says about the instruction after a step (MiniGrid's strings)."""
 
@@ -122,23 +125,32 @@ class Progress(Replaceable):
     last_step_match: Array
 
 
-def start(instr: Array, state: State, *, room_size: int) -> Progress:
+def start(
+    instr: Array, state: State, *, room_size: int, kinds: tuple[int, ...] = ALL_KINDS
+) -> Progress:
     """The verifier's state at reset (MiniGrid's ``reset_verifier``).
 
     Args:
         instr: i32[8], the instruction.
         state: the episode's first state; its agent pose fixes the locations.
         room_size: the level's room side, walls included (static).
+        kinds: static, the `Instr` kinds ``instr`` may be (a level's); without PutNext,
+            desc_b is not matched at all.
     """
     instr = jnp.asarray(instr, jnp.int32)
-    match = jnp.stack(
-        [
-            D.find_matching(d, state.grid, state.agent_pos, state.agent_dir, room_size=room_size)
-            for d in (desc_a(instr), desc_b(instr))
-        ]
-    )
-    # desc_b is meaningless unless PutNext: nothing tracked keeps the arrays inert.
-    match = match.at[1].set(match[1] & (instr[0] == Instr.PUT_NEXT))
+
+    def matching(desc: Array) -> Array:
+        return D.find_matching(
+            desc, state.grid, state.agent_pos, state.agent_dir, room_size=room_size
+        )
+
+    match_a = matching(desc_a(instr))
+    if Instr.PUT_NEXT in kinds:
+        # desc_b is meaningless unless PutNext: nothing tracked keeps the arrays inert.
+        match_b = matching(desc_b(instr)) & (instr[0] == Instr.PUT_NEXT)
+    else:
+        match_b = jnp.zeros_like(match_a)
+    match = jnp.stack([match_a, match_b])
     false = jnp.zeros((), bool)
     return Progress(
         tracked=match,
@@ -179,9 +191,10 @@ def track(progress: Progress, prev_state: State, state: State, action: Array) ->
 
 
 def _verify_action(
-    instr: Array, progress: Progress, state: State, action: Array
+    instr: Array, progress: Progress, state: State, action: Array, kinds: tuple[int, ...]
 ) -> tuple[Array, Progress]:
-    """MiniGrid's ``verify_action`` of the four kinds, all computed, one selected."""
+    """MiniGrid's ``verify_action`` of the ``kinds`` (static), all computed, one selected;
+    an instruction of another kind continues."""
     kind, strict = instr[0], instr[1] != 0
     width, height = state.grid.shape[0], state.grid.shape[1]
     fpos = front_pos(state)
@@ -213,7 +226,10 @@ def _verify_action(
     put = jnp.where((action == C.DROP) & placed, succ, go)
     put = jnp.where(strict & (action == C.PICKUP) & holding, fail, put)
 
-    status = jnp.stack([goto, open_, pickup, put])[kind]
+    status = jnp.int32(Status.CONTINUE)
+    for option, answer in enumerate((goto, open_, pickup, put)):
+        if option in kinds:  # XLA drops the kinds left out
+            status = jnp.where(kind == option, answer, status)
     # Pickup and PutNext record the hand after every verified step.
     remembers = (kind == Instr.PICKUP) | (kind == Instr.PUT_NEXT)
     progress = progress.replace(
@@ -231,6 +247,7 @@ def verify(
     action: Array,
     *,
     done_actions: bool = False,
+    kinds: tuple[int, ...] = ALL_KINDS,
 ) -> tuple[Array, Progress]:
     """One step of MiniGrid's ``RoomGridLevel.step`` verification.
 
@@ -244,17 +261,25 @@ def verify(
             ``done`` action ends an episode: success if the step before it completed the
             instruction, failure otherwise. Other steps then always continue (MiniGrid's
             ``verify`` returns nothing for them, strict failures included).
+        kinds: static, the `Instr` kinds ``instr`` may be (a level's, so that only their
+            rules are compiled); an instruction of another kind always continues.
 
     Returns:
         ``(status, progress)``: i32[] `Status` code and the verifier's next state.
     """
     action = jnp.asarray(action, jnp.int32)
     progress = track(progress, prev_state, state, action)
-    return check(instr, progress, state, action, done_actions=done_actions)
+    return check(instr, progress, state, action, done_actions=done_actions, kinds=kinds)
 
 
 def check(
-    instr: Array, progress: Progress, state: State, action: Array, *, done_actions: bool = False
+    instr: Array,
+    progress: Progress,
+    state: State,
+    action: Array,
+    *,
+    done_actions: bool = False,
+    kinds: tuple[int, ...] = ALL_KINDS,
 ) -> tuple[Array, Progress]:
     """MiniGrid's ``ActionInstr.verify`` alone, on a `track`ed progress.
 
@@ -267,13 +292,14 @@ def check(
         state: the environment after the step.
         action: i32[], the action taken.
         done_actions: static, as in `verify`.
+        kinds: static, as in `verify`.
 
     Returns:
         ``(status, progress)``.
     """
     instr = jnp.asarray(instr, jnp.int32)
     action = jnp.asarray(action, jnp.int32)
-    status, after = _verify_action(instr, progress, state, action)
+    status, after = _verify_action(instr, progress, state, action, kinds)
     if not done_actions:
         return status, after
     is_done = action == C.DONE

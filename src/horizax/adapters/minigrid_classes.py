@@ -1,0 +1,158 @@
+"""The Gymnasium env classes of the gridworld ids, named as Farama MiniGrid's classes.
+
+`horizax.adapters.gymnasium.register_all` makes each gridworld id's env an instance of the
+class named as MiniGrid's class for that id (`horizax.adapters.minigrid_ids.class_name`):
+``gymnasium.make("horizax/MiniGrid-Empty-8x8-v0")`` builds an `EmptyEnv`, and ``str(env)``
+reads ``<...<EmptyEnv<horizax/MiniGrid-Empty-8x8-v0>>>`` as MiniGrid's does. Each class is
+`horizax.adapters.gymnasium.GymnasiumEnv` and nothing more: same constructor, same behaviour
+(``isinstance(env.unwrapped, GymnasiumEnv)`` holds); only the name differs. They are defined
+here one by one, not generated, so that pickling (process-based vector envs) finds them by
+module and name and the entry points stay strings.
+"""
+
+from __future__ import annotations
+
+from horizax.adapters.gymnasium import GymnasiumEnv
+
+__all__ = [
+    "BlockedUnlockPickupEnv",
+    "CrossingEnv",
+    "DistShiftEnv",
+    "DoorKeyEnv",
+    "DynamicObstaclesEnv",
+    "EmptyEnv",
+    "FetchEnv",
+    "FourRoomsEnv",
+    "GoToDoorEnv",
+    "GoToLocal",
+    "GoToObj",
+    "GoToObjectEnv",
+    "GoToRedBall",
+    "GoToRedBallGrey",
+    "GoToRedBallNoDists",
+    "KeyCorridorEnv",
+    "LavaGapEnv",
+    "LockedRoomEnv",
+    "MemoryEnv",
+    "MultiRoomEnv",
+    "ObstructedMaze_1Dlhb",
+    "ObstructedMaze_Full",
+    "ObstructedMaze_Full_V1",
+    "PlaygroundEnv",
+    "PutNearEnv",
+    "RedBlueDoorEnv",
+    "UnlockEnv",
+    "UnlockPickupEnv",
+]
+
+
+class BlockedUnlockPickupEnv(GymnasiumEnv):
+    """MiniGrid's ``BlockedUnlockPickupEnv`` ids, played by horizax."""
+
+
+class CrossingEnv(GymnasiumEnv):
+    """MiniGrid's ``CrossingEnv`` ids, played by horizax."""
+
+
+class DistShiftEnv(GymnasiumEnv):
+    """MiniGrid's ``DistShiftEnv`` ids, played by horizax."""
+
+
+class DoorKeyEnv(GymnasiumEnv):
+    """MiniGrid's ``DoorKeyEnv`` ids, played by horizax."""
+
+
+class DynamicObstaclesEnv(GymnasiumEnv):
+    """MiniGrid's ``DynamicObstaclesEnv`` ids, played by horizax."""
+
+
+class EmptyEnv(GymnasiumEnv):
+    """MiniGrid's ``EmptyEnv`` ids, played by horizax."""
+
+
+class FetchEnv(GymnasiumEnv):
+    """MiniGrid's ``FetchEnv`` ids, played by horizax."""
+
+
+class FourRoomsEnv(GymnasiumEnv):
+    """MiniGrid's ``FourRoomsEnv`` ids, played by horizax."""
+
+
+class GoToDoorEnv(GymnasiumEnv):
+    """MiniGrid's ``GoToDoorEnv`` ids, played by horizax."""
+
+
+class GoToLocal(GymnasiumEnv):
+    """MiniGrid's ``GoToLocal`` ids, played by horizax."""
+
+
+class GoToObj(GymnasiumEnv):
+    """MiniGrid's ``GoToObj`` ids, played by horizax."""
+
+
+class GoToObjectEnv(GymnasiumEnv):
+    """MiniGrid's ``GoToObjectEnv`` ids, played by horizax."""
+
+
+class GoToRedBall(GymnasiumEnv):
+    """MiniGrid's ``GoToRedBall`` ids, played by horizax."""
+
+
+class GoToRedBallGrey(GymnasiumEnv):
+    """MiniGrid's ``GoToRedBallGrey`` ids, played by horizax."""
+
+
+class GoToRedBallNoDists(GymnasiumEnv):
+    """MiniGrid's ``GoToRedBallNoDists`` ids, played by horizax."""
+
+
+class KeyCorridorEnv(GymnasiumEnv):
+    """MiniGrid's ``KeyCorridorEnv`` ids, played by horizax."""
+
+
+class LavaGapEnv(GymnasiumEnv):
+    """MiniGrid's ``LavaGapEnv`` ids, played by horizax."""
+
+
+class LockedRoomEnv(GymnasiumEnv):
+    """MiniGrid's ``LockedRoomEnv`` ids, played by horizax."""
+
+
+class MemoryEnv(GymnasiumEnv):
+    """MiniGrid's ``MemoryEnv`` ids, played by horizax."""
+
+
+class MultiRoomEnv(GymnasiumEnv):
+    """MiniGrid's ``MultiRoomEnv`` ids, played by horizax."""
+
+
+class ObstructedMaze_1Dlhb(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
+    """MiniGrid's ``ObstructedMaze_1Dlhb`` ids, played by horizax."""
+
+
+class ObstructedMaze_Full(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
+    """MiniGrid's ``ObstructedMaze_Full`` ids, played by horizax."""
+
+
+class ObstructedMaze_Full_V1(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
+    """MiniGrid's ``ObstructedMaze_Full_V1`` ids, played by horizax."""
+
+
+class PlaygroundEnv(GymnasiumEnv):
+    """MiniGrid's ``PlaygroundEnv`` ids, played by horizax."""
+
+
+class PutNearEnv(GymnasiumEnv):
+    """MiniGrid's ``PutNearEnv`` ids, played by horizax."""
+
+
+class RedBlueDoorEnv(GymnasiumEnv):
+    """MiniGrid's ``RedBlueDoorEnv`` ids, played by horizax."""
+
+
+class UnlockEnv(GymnasiumEnv):
+    """MiniGrid's ``UnlockEnv`` ids, played by horizax."""
+
+
+class UnlockPickupEnv(GymnasiumEnv):
+    """MiniGrid's ``UnlockPickupEnv`` ids, played by horizax."""

@@ -1,0 +1,161 @@
+"""What the Gymnasium adapter knows of Farama MiniGrid's ids: class names, specs, layouts.
+
+* `class_name`: the name of MiniGrid's class for a gridworld id (``EmptyEnv``,
+  ``DoorKeyEnv``, BabyAI's ``GoToLocal``, ...), which names the adapter's env class for that id
+  (`horizax.adapters.minigrid_classes`), so ``str(env)`` reads as MiniGrid's.
+* `minigrid_env`: MiniGrid's own env for one of its ids, built from MiniGrid's registration
+  even after `horizax.adapters.gymnasium.register_as_minigrid` replaced it in Gymnasium's
+  registry (`remember` keeps the replaced specs).
+* `ReferenceLayouts`: ``gymnasium.make(id, layouts="minigrid")``: each reset lets MiniGrid's
+  env generate the layout (``reset(seed=s)``: MiniGrid's layout for ``s``; ``reset()``:
+  MiniGrid's next one, from its ``np_random``) and copies it into a horizax state through the
+  protocol view's optional ``reference_layouts()`` (the gridworld's is
+  `horizax.grid.from_minigrid.MiniGridLayouts`).
+
+Only this module (and only when a MiniGrid env is built) imports ``minigrid``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+__all__ = ["ReferenceLayouts", "class_name", "minigrid_env", "remember"]
+
+_EXTRA = "pip install 'horizax[reference]' (or pip install minigrid==3.2.0)"
+
+# Id prefix -> MiniGrid class (MiniGrid 3.2.0's registrations; the longest prefix wins).
+_CLASSES = {
+    "MiniGrid-BlockedUnlockPickup-": "BlockedUnlockPickupEnv",
+    "MiniGrid-DistShift": "DistShiftEnv",
+    "MiniGrid-DoorKey-": "DoorKeyEnv",
+    "MiniGrid-Dynamic-Obstacles-": "DynamicObstaclesEnv",
+    "MiniGrid-Empty-": "EmptyEnv",
+    "MiniGrid-Fetch-": "FetchEnv",
+    "MiniGrid-FourRooms-": "FourRoomsEnv",
+    "MiniGrid-GoToDoor-": "GoToDoorEnv",
+    "MiniGrid-GoToObject-": "GoToObjectEnv",
+    "MiniGrid-KeyCorridor": "KeyCorridorEnv",
+    "MiniGrid-LavaCrossing": "CrossingEnv",
+    "MiniGrid-LavaGap": "LavaGapEnv",
+    "MiniGrid-LockedRoom-": "LockedRoomEnv",
+    "MiniGrid-Memory": "MemoryEnv",
+    "MiniGrid-MultiRoom-": "MultiRoomEnv",
+    "MiniGrid-ObstructedMaze-1D": "ObstructedMaze_1Dlhb",
+    "MiniGrid-ObstructedMaze-": "ObstructedMaze_Full",  # "-v1" ids: ObstructedMaze_Full_V1
+    "MiniGrid-Playground-": "PlaygroundEnv",
+    "MiniGrid-PutNear-": "PutNearEnv",
+    "MiniGrid-RedBlueDoors-": "RedBlueDoorEnv",
+    "MiniGrid-SimpleCrossing": "CrossingEnv",
+    "MiniGrid-Unlock-": "UnlockEnv",
+    "MiniGrid-UnlockPickup-": "UnlockPickupEnv",
+    "BabyAI-GoToLocal": "GoToLocal",
+    "BabyAI-GoToObj": "GoToObj",
+    "BabyAI-GoToRedBall-": "GoToRedBall",
+    "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
+    "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
+}
+
+# MiniGrid's specs that `register_as_minigrid` replaced, by id.
+_REPLACED: dict[str, Any] = {}
+
+
+def class_name(env_id: str) -> str | None:
+    """MiniGrid's class name for a canonical horizax id, or None (not a MiniGrid id)."""
+    matches = [prefix for prefix in _CLASSES if env_id.startswith(prefix)]
+    if not matches:
+        return None
+    name = _CLASSES[max(matches, key=len)]
+    if name == "ObstructedMaze_Full" and env_id.endswith("-v1"):
+        return "ObstructedMaze_Full_V1"
+    return name
+
+
+def import_minigrid(what: str) -> Any:
+    """The ``minigrid`` package (registering its ids).
+
+    Raises:
+        ImportError: naming the extra that installs it.
+    """
+    try:
+        import minigrid
+    except ImportError as err:
+        raise ImportError(
+            f"{what} needs the optional dependency minigrid: {_EXTRA}. Original error: {err}"
+        ) from err
+    return minigrid
+
+
+def remember(spec: Any) -> None:
+    """Keeps MiniGrid's own spec of an id that is about to be replaced (the first one)."""
+    if str(spec.entry_point).startswith("minigrid"):
+        _REPLACED.setdefault(spec.id, spec)
+
+
+def minigrid_env(env_id: str, overrides: dict[str, Any]) -> Any:
+    """MiniGrid's own unwrapped env for ``env_id``, with the ``overrides`` its class takes.
+
+    Overrides its constructor does not name (horizax's ``observation_fn``, ...) are left out:
+    they do not change layouts.
+
+    Raises:
+        ImportError: without ``minigrid``.
+        ValueError: MiniGrid has no such id.
+    """
+    import_minigrid("layouts='minigrid'")
+    import gymnasium
+    from gymnasium.envs.registration import load_env_creator
+
+    spec = _REPLACED.get(env_id) or gymnasium.registry.get(env_id)
+    if spec is None or not str(spec.entry_point).startswith("minigrid"):
+        raise ValueError(f"layouts='minigrid': MiniGrid has no id {env_id!r}")
+    entry_point: Any = spec.entry_point
+    creator: Any = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    accepted = _parameters(creator)
+    kwargs = {**spec.kwargs, **{k: v for k, v in overrides.items() if k in accepted}}
+    return creator(**kwargs).unwrapped
+
+
+def _parameters(creator: Any) -> set[str]:
+    """The keyword names a MiniGrid class takes (its base's too where it passes **kwargs)."""
+    names: set[str] = set()
+    for cls in inspect.getmro(creator) if inspect.isclass(creator) else (creator,):
+        init = getattr(cls, "__init__", None)
+        if init is None or cls is object:
+            continue
+        params = inspect.signature(init).parameters.values()
+        names |= {p.name for p in params if p.kind is not p.VAR_KEYWORD}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return names - {"self"}
+
+
+class ReferenceLayouts:
+    """The layouts of a reference library for one adapter env (``layouts="minigrid"``).
+
+    Args:
+        fenv: the protocol view; it must offer ``reference_layouts()``.
+        overrides: the `horizax.make` overrides the env was made with.
+
+    Raises:
+        ValueError: a view without reference layouts (not a gridworld), or one that refuses
+            (a BabyAI level).
+    """
+
+    def __init__(self, fenv: Any, overrides: dict[str, Any]) -> None:
+        make = getattr(fenv, "reference_layouts", None)
+        if make is None:
+            raise ValueError(
+                f"layouts='minigrid' needs a MiniGrid id; {fenv.env_id or fenv!r} has no "
+                "MiniGrid layouts (use layouts='horizax')"
+            )
+        self.copier = make()
+        self._overrides = dict(overrides)
+        self._mg: Any = None
+
+    def state(self, seed: int | None, key: Any) -> Any:
+        """A protocol state holding MiniGrid's layout: for ``seed``, or MiniGrid's next one."""
+        if self._mg is None:
+            self._mg = minigrid_env(self.copier.reference_id, self._overrides)
+        self._mg.reset(seed=seed)
+        return self.copier.state(self._mg, key)

@@ -1,0 +1,149 @@
+"""A BabyAI level's instruction in the environment: state, per-step verdict, reward, ends.
+
+MiniGrid 3.2.0's ``RoomGridLevel`` gives the agent an instruction at reset, verifies it
+after every step, and ends the episode on its verdict: success terminates with
+``1 - 0.9 * step_count / max_steps``, failure terminates with 0, and the time limit
+truncates (kept apart, as everywhere in horizax). Here:
+
+* ``State.extra`` is a `LevelState`: the instruction (i32[8]), the verifier's `Progress`
+  and the verdict of the last step (`Status`, i32[]).
+* ``State.mission`` holds the mission as word ids, i32[72]
+  (`horizax.grid.mission_tokens`): the same ``mission`` the adapters put in MiniGrid's
+  observation dict (decoded to MiniGrid's exact string by the string-space adapters,
+  passed on as word ids to the array ones) and `missions.mission_text` renders.
+* `verdict_recorder` gives the environment's ``post_action_fn``: it runs the verifier once
+  per step and stores the verdict, which `instruction_succeeded` / `instruction_failed` read
+  (the one place the rule lives); `reward` and `termination` are views of them.
+
+Layouts build their first state with `begin`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+from jax import Array
+
+from horizax.core.struct import Replaceable, pytree_dataclass
+from horizax.grid import observations, rewards
+from horizax.grid.babyai import verifiers as V
+from horizax.grid.babyai.tokens import instruction_tokens
+from horizax.grid.environment import LayoutFn
+from horizax.grid.registration import factory
+from horizax.grid.state import State
+
+
+@pytree_dataclass
+class LevelState(Replaceable):
+    """What a BabyAI level keeps in ``State.extra``.
+
+    Attributes:
+        instr: i32[8], the action instruction (`verifiers.instruction`).
+        progress: the verifier's `verifiers.Progress` (bool[2, W, H] positions and flags).
+        status: i32[], the `verifiers.Status` of the last step (CONTINUE at reset).
+    """
+
+    instr: Array
+    progress: V.Progress
+    status: Array
+
+
+def begin(
+    state: State, instr: Array, *, room_size: int, kinds: tuple[int, ...] = V.ALL_KINDS
+) -> State:
+    """The first state of an episode with ``instr``: mission words, verifier reset.
+
+    Args:
+        state: the layout's state (grid and agent pose final).
+        instr: i32[8], the level's instruction.
+        room_size: the level's room side, walls included (static).
+        kinds: static, the `verifiers.Instr` kinds the level draws.
+    """
+    instr = jnp.asarray(instr, jnp.int32)
+    progress = V.start(instr, state, room_size=room_size, kinds=kinds)
+    extra = LevelState(instr=instr, progress=progress, status=jnp.int32(V.Status.CONTINUE))
+    counts = jnp.sum(progress.tracked, axis=(1, 2), dtype=jnp.int32)
+    return state.replace(mission=instruction_tokens(instr, counts, kinds=kinds), extra=extra)
+
+
+@functools.cache  # one function per kinds: levels sharing it compare equal
+def verdict_recorder(
+    kinds: tuple[int, ...] = V.ALL_KINDS,
+) -> Callable[[State, Array, State], State]:
+    """The ``post_action_fn`` of a level drawing ``kinds``: MiniGrid's
+    ``instrs.verify(action)`` after the step, its verdict stored in ``State.extra``.
+
+    Args:
+        kinds: static, the `verifiers.Instr` kinds the level draws (only their rules are
+            compiled).
+    """
+
+    def record_verdict(prev_state: State, action: Array, state: State) -> State:
+        level: LevelState = state.extra
+        status, progress = V.verify(
+            level.instr, level.progress, prev_state, state, action, kinds=kinds
+        )
+        return state.replace(extra=level.replace(progress=progress, status=status))
+
+    return record_verdict
+
+
+def instruction_succeeded(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the verifier said success on this step."""
+    del prev_state, action
+    return state.extra.status == V.Status.SUCCESS
+
+
+def instruction_failed(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the verifier said failure on this step (a strict instruction broken)."""
+    del prev_state, action
+    return state.extra.status == V.Status.FAILURE
+
+
+reward = rewards.time_discounted(instruction_succeeded)
+"""f32[]: ``1 - 0.9 * step_count / max_steps`` on success, 0 otherwise (failure included)."""
+
+
+def termination(prev_state: State, action: Array, state: State) -> Array:
+    """bool[]: the verifier decided (success or failure)."""
+    del prev_state, action
+    return state.extra.status != V.Status.CONTINUE
+
+
+def level_factory(
+    env_id: str,
+    *,
+    room_size: int,
+    num_rows: int,
+    num_cols: int,
+    num_navs: int,
+    layout_fn: LayoutFn,
+    kinds: tuple[int, ...] = V.ALL_KINDS,
+) -> Callable[..., Any]:
+    """The registered factory of a BabyAI level (MiniGrid's ``RoomGridLevel`` defaults).
+
+    Args:
+        env_id: MiniGrid's id.
+        room_size: the room side, walls included.
+        num_rows: rooms per column.
+        num_cols: rooms per row.
+        num_navs: MiniGrid's ``num_navs_needed`` of the level's instructions (1 for an
+            action, 2 for PutNext); ``max_steps = num_navs * room_size**2 * rows * cols``.
+        layout_fn: ``key -> State`` built with `begin`.
+        kinds: the `verifiers.Instr` kinds the level draws.
+    """
+    return factory(
+        env_id,
+        width=(room_size - 1) * num_cols + 1,
+        height=(room_size - 1) * num_rows + 1,
+        max_steps=num_navs * room_size**2 * num_rows * num_cols,
+        layout_fn=layout_fn,
+        observation_fn=observations.symbolic_first_person,
+        see_through_walls=False,
+        post_action_fn=verdict_recorder(kinds),
+        reward_fn=reward,
+        termination_fn=termination,
+    )

@@ -1,0 +1,313 @@
+"""BabyAI-GoTo: go to the object the instruction describes, in a single room.
+
+MiniGrid 3.2.0's one-room GoTo levels (``minigrid/envs/babyai/goto.py``): GoToRedBallGrey,
+GoToRedBall, GoToRedBallNoDists, GoToObj (S4, S6-v1) and GoToLocal (S5N2 ... S8N7). One
+``room_size`` x ``room_size`` room (a ``RoomGrid`` of one room), MiniGrid's draws in order:
+
+* the agent: a uniform interior cell and a uniform direction (the room is empty, so
+  ``place_agent``'s "nothing in front" rejection never fires);
+* the objects (``add_object`` / ``add_distractors``): each of a uniform colour and a uniform
+  kind among key, ball and box (GoToRedBall*'s first object is a red ball; GoToRedBallGrey's
+  distractors are then recoloured grey), on a uniform interior cell that is free, not the
+  agent's and not next to it (``reject_next_to``: Manhattan distance >= 2);
+* GoToRedBall* and GoToLocal reject the whole layout when an object cannot be reached
+  without moving another (``check_objs_reachable``) and draw again;
+* the instruction: "go to" the first object (GoToRedBall*, GoToObj) or a uniform one of the
+  objects (GoToLocal), described by kind and colour: "the" when it is the only such
+  object, "a" when there are several (any of them counts).
+
+Here the layout is one program for every level (`draw_goto`; the levels differ in the
+constants of their `GoToSpec` only): `ATTEMPTS` whole layouts are drawn, in a loop of fixed
+length, and the first one whose objects are all reachable is kept -- exactly MiniGrid's
+accepted distribution (one draw where a single object cannot be cut off). When all are
+rejected the last is kept as it is, an object unreachable: with the measured rejection
+rates per draw (eight objects in an 8-room, GoToRedBall* and
+GoToLocal: 15.4%; S8N7: 7.7%; S6N4: 8.2%; S7N5: 5.2%; S5N2: none in 20,000) that is
+0.154**8 ~ 3e-7 resets at worst (docs/gridworld.md).
+
+* observation: u8[7, 7, 3] egocentric view with occlusion; ``State.mission`` i32[72] word
+  ids of the mission (`horizax.grid.mission_tokens`).
+* action: i32[] in [0, 7).
+* reward: f32[], ``1 - 0.9 * t / max_steps`` when the agent faces a described object's cell
+  (`horizax.grid.babyai.verifiers`), else 0.
+* termination: success; truncation at ``max_steps = room_size**2``.
+* state: ``State.extra`` is a `horizax.grid.babyai.level.LevelState`.
+
+Example:
+    >>> env = horizax.make("BabyAI-GoToLocal-v0")
+    >>> ts = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), 1024))
+    >>> ts = jax.vmap(env.step)(ts, jnp.full(1024, 2, jnp.int32))
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import Array, lax
+from jax.typing import ArrayLike
+
+from horizax.core import threefry
+from horizax.grid import constants as C
+from horizax.grid.babyai import descriptions as D
+from horizax.grid.babyai import level
+from horizax.grid.babyai import verifiers as V
+from horizax.grid.environment import LayoutFn
+from horizax.grid.roomgrid import RoomGrid
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET, draw_digits
+from horizax.grid.state import State, make_state
+
+KINDS = (C.KEY, C.BALL, C.BOX)  # MiniGrid's ``add_object`` kinds
+ATTEMPTS = 8  # whole layouts drawn per reset; the first with every object reachable is kept
+RANDOM = -1  # a kind or colour drawn, not fixed
+
+
+def _reachable(blocked: Array, start: Array) -> Array:
+    """bool[W, H]: cells reached from ``start`` through unblocked cells, plus the blocked
+    cells next to them (MiniGrid's ``check_objs_reachable`` walk: objects are reached but
+    not walked through)."""
+    width, height = blocked.shape
+    xs = jnp.arange(width)[:, None]
+    ys = jnp.arange(height)[None, :]
+    seed = (xs == start[0]) & (ys == start[1])
+
+    def spread(mask: Array) -> Array:
+        return (
+            mask
+            | jnp.roll(mask, 1, 0).at[0].set(False)
+            | jnp.roll(mask, -1, 0).at[-1].set(False)
+            | jnp.roll(mask, 1, 1).at[:, 0].set(False)
+            | jnp.roll(mask, -1, 1).at[:, -1].set(False)
+        )
+
+    # Until nothing changes; a path visits each free cell once, so (W-2)(H-2) passes bound it.
+    def more(carry: tuple[Array, Array, Array]) -> Array:
+        _, changed, passes = carry
+        return changed & (passes < (width - 2) * (height - 2))
+
+    def grow(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        mask, _, passes = carry
+        bigger = spread(mask) & ~blocked
+        return bigger, jnp.any(bigger != mask), passes + 1
+
+    walk, _, _ = lax.while_loop(more, grow, (seed, jnp.bool_(True), jnp.int32(0)))
+    return spread(walk)
+
+
+class GoToSpec(NamedTuple):
+    """What tells the one-room GoTo levels apart, as arrays (one program draws them all).
+
+    Attributes:
+        kinds: i32[S], per object slot its kind (``C.KEY``, ``C.BALL``, ``C.BOX``) or
+            `RANDOM`.
+        colours: i32[S], per slot its colour index or `RANDOM`.
+        num_objects: i32[], the objects placed (the first ``num_objects`` slots).
+        target_among: i32[], the target is uniform among the first ``target_among``
+            objects (1: the first object; ``num_objects``: any).
+    """
+
+    kinds: Array | np.ndarray
+    colours: Array | np.ndarray
+    num_objects: ArrayLike
+    target_among: ArrayLike
+
+
+def goto_spec(kinds: tuple[int, ...], colours: tuple[int, ...], target_among: int) -> GoToSpec:
+    """A level's `GoToSpec`, checked on the host.
+
+    Raises:
+        ValueError: naming the argument that does not fit.
+    """
+    if len(colours) != len(kinds) or not 1 <= target_among <= len(kinds):
+        raise ValueError("one colour per kind, and 1 <= target_among <= number of objects")
+    return GoToSpec(
+        np.asarray(kinds, np.int32),
+        np.asarray(colours, np.int32),
+        np.int32(len(kinds)),
+        np.int32(target_among),
+    )
+
+
+def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> State:
+    """One reset of a one-room GoTo level (see the module docstring).
+
+    Args:
+        key: the episode's PRNG key.
+        spec: the level's `GoToSpec` (constants for a registered level; arrays for the
+            tests, which draw every level of a room size with one program).
+        room_size: the room's side, walls included (static, >= 4).
+        attempts: whole layouts drawn (static); the first with every object reachable is
+            kept, else the last.
+
+    Returns:
+        The first `State`, `level.begin` applied.
+    """
+    slots = int(np.shape(spec.kinds)[0])
+    side = room_size - 2
+    cells = side * side
+    base = RoomGrid(room_size=room_size, num_rows=1, num_cols=1).walls()
+    xs = np.arange(room_size)[:, None]
+    ys = np.arange(room_size)[None, :]
+    upper = np.triu(np.ones((cells, cells), np.int32))  # [i, j]: i <= j
+    count = jnp.asarray(spec.num_objects, jnp.int32)
+
+    def near_agent(digits: list[Array]) -> Array:
+        x, y = digits[0] // side, digits[0] % side
+        return 1 + (x > 0) + (x < side - 1) + (y > 0) + (y < side - 1)  # its cell included
+
+    def free_cells(i: int):
+        # Unused slots (i >= count) draw from a range kept >= 1 and place nothing.
+        return lambda d: jnp.maximum(cells - near_agent(d) - i, 1)
+
+    def attempt(key: Array) -> tuple[State, Array, Array]:
+        bounds: list[int] = [cells, 4]
+        radices: list[Any] = [cells, 4]
+        for i in range(slots):
+            bounds += [C.NUM_COLORS, len(KINDS), cells]
+            radices += [C.NUM_COLORS, len(KINDS), free_cells(i)]
+        bounds.append(slots)
+        radices.append(jnp.asarray(spec.target_among, jnp.int32))
+        digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
+        agent, direction = digits[0], digits[1]
+        flat = jnp.arange(cells)
+        ax, ay = agent // side, agent % side
+        # Not free: the agent's cell and its neighbours (``reject_next_to``), then objects.
+        taken = jnp.abs(flat // side - ax) + jnp.abs(flat % side - ay) < 2
+        grid = jnp.asarray(base)
+        obj_kinds, obj_colours = [], []
+        for i in range(slots):
+            colour, kind_rank, rank = digits[2 + 3 * i : 5 + 3 * i]
+            placed = i < count
+            # The rank-th free cell: the number of cells with at most ``rank`` free cells up
+            # to them (a prefix count as a product with a triangle, cheaper to compile).
+            through = jnp.dot((~taken).astype(jnp.int32), upper)
+            cell = jnp.sum(through <= rank, dtype=jnp.int32)
+            taken = taken | ((flat == cell) & placed)
+            fixed_kind, fixed_colour = spec.kinds[i], spec.colours[i]
+            # KEY, BALL, BOX are consecutive object indices.
+            kind = jnp.where(fixed_kind == RANDOM, KINDS[0] + kind_rank, fixed_kind)
+            colour = jnp.where(fixed_colour == RANDOM, colour, fixed_colour)
+            obj_kinds.append(kind)
+            obj_colours.append(colour)
+            at = (xs == 1 + cell // side) & (ys == 1 + cell % side) & placed
+            obj = jnp.stack([kind, colour, jnp.int32(0)]).astype(jnp.uint8)
+            grid = jnp.where(at[..., None], obj, grid)
+        agent_pos = jnp.stack([1 + agent // side, 1 + agent % side])
+        objects = grid[..., 0] != C.EMPTY
+        interior = (xs >= 1) & (xs <= side) & (ys >= 1) & (ys <= side)
+        reached = _reachable(objects | ~interior, agent_pos)
+        accepted = jnp.all(reached | ~(objects & interior))
+        pick = jnp.arange(slots) == digits[-1]
+        desc = jnp.stack(
+            [
+                jnp.sum(jnp.where(pick, jnp.stack(obj_kinds), 0)),
+                jnp.sum(jnp.where(pick, jnp.stack(obj_colours), 0)),
+                jnp.int32(D.Loc.NONE),
+            ]
+        )
+        return make_state(grid, agent_pos, direction), accepted, desc
+
+    keys = threefry.split(key, attempts)  # JAX's keys, without a Threefry loop to compile
+
+    def redraw(i: Array, carry: tuple[State, Array, Array]) -> tuple[State, Array, Array]:
+        # Every attempt is drawn (a fixed cost); the first accepted one is kept.
+        kept, kept_desc, found = carry
+        state, accepted, desc = attempt(keys[i])
+        kept, kept_desc = jax.tree.map(
+            lambda a, b: jnp.where(found, a, b), (kept, kept_desc), (state, desc)
+        )
+        return kept, kept_desc, found | accepted
+
+    if attempts == 1:
+        state, _, desc = attempt(keys[0])
+    else:
+        # Only the loop's body traces an attempt: one copy of it to compile.
+        shapes = jax.eval_shape(attempt, keys[0])
+        blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
+        state, desc, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
+    instr = jnp.concatenate(
+        [jnp.array([V.Instr.GOTO, 0], jnp.int32), desc, jnp.zeros(D.DESC_SIZE, jnp.int32)]
+    )
+    return level.begin(state, instr, room_size=room_size, kinds=(V.Instr.GOTO,))
+
+
+def goto_layout(
+    room_size: int, kinds: tuple[int, ...], colours: tuple[int, ...], target_among: int
+) -> LayoutFn:
+    """The layout function of one of MiniGrid's one-room GoTo levels (`draw_goto`).
+
+    Args:
+        room_size: the room's side, walls included (>= 4).
+        kinds: per object, its kind (``C.KEY``, ``C.BALL``, ``C.BOX``) or `RANDOM`.
+        colours: per object, its colour index or `RANDOM`.
+        target_among: the target is uniform among the first ``target_among`` objects (1: the
+            first object; ``len(kinds)``: any).
+
+    Returns:
+        ``key -> State`` drawing MiniGrid's layout and instruction distribution.
+
+    Raises:
+        ValueError: if the room cannot hold the objects away from the agent.
+    """
+    spec = goto_spec(kinds, colours, target_among)
+    side = room_size - 2
+    most_near = 3 if side == 2 else 5  # the agent's cell and its interior neighbours
+    if room_size < 4 or side * side - most_near < len(kinds):
+        raise ValueError(f"a {room_size}-room cannot hold {len(kinds)} objects away from the agent")
+    attempts = attempts_for(len(kinds))
+
+    def layout(key: Array) -> State:
+        return draw_goto(key, spec, room_size=room_size, attempts=attempts)
+
+    return layout
+
+
+def attempts_for(count: int) -> int:
+    """Whole layouts drawn per reset: one object in an empty room is always reachable, so
+    nothing can be rejected; otherwise `ATTEMPTS`."""
+    return ATTEMPTS if count > 1 else 1
+
+
+LEVELS: dict[str, tuple[int, GoToSpec]] = {}  # id -> (room_size, spec), for the tests
+
+
+def _entry(name: str, room_size: int, kinds, colours, target_among: int):
+    env_id = f"BabyAI-{name}"
+    layout = goto_layout(room_size, tuple(kinds), tuple(colours), target_among)
+    LEVELS[env_id] = (room_size, goto_spec(tuple(kinds), tuple(colours), target_among))
+    return env_id, level.level_factory(
+        env_id,
+        room_size=room_size,
+        num_rows=1,
+        num_cols=1,
+        num_navs=1,
+        layout_fn=layout,
+        kinds=(V.Instr.GOTO,),
+    )
+
+
+def _red_ball(num_dists: int, distractor_colour: int) -> tuple[list[int], list[int]]:
+    return [C.BALL] + [RANDOM] * num_dists, [C.RED] + [distractor_colour] * num_dists
+
+
+def _local(room_size: int, num_dists: int) -> tuple[int, list[int], list[int], int]:
+    return room_size, [RANDOM] * num_dists, [RANDOM] * num_dists, num_dists
+
+
+LOCAL_VARIANTS = ((5, 2), (6, 2), (6, 3), (6, 4), (7, 4), (7, 5), (8, 2), (8, 3), (8, 4))
+LOCAL_VARIANTS += ((8, 5), (8, 6), (8, 7))
+
+ENVIRONMENTS = dict(
+    [
+        _entry("GoToRedBallGrey-v0", 8, *_red_ball(7, C.GREY), 1),
+        _entry("GoToRedBall-v0", 8, *_red_ball(7, RANDOM), 1),
+        _entry("GoToRedBallNoDists-v0", 8, *_red_ball(0, RANDOM), 1),
+        _entry("GoToObj-v0", 8, [RANDOM], [RANDOM], 1),
+        _entry("GoToObjS4-v0", 4, [RANDOM], [RANDOM], 1),
+        _entry("GoToObjS6-v1", 6, [RANDOM], [RANDOM], 1),
+        _entry("GoToLocal-v0", *_local(8, 8)),
+        *(_entry(f"GoToLocalS{s}N{n}-v0", *_local(s, n)) for s, n in LOCAL_VARIANTS),
+    ]
+)
