@@ -30,6 +30,7 @@ __all__ = [
     "GoToRedBall",
     "GoToRedBallGrey",
     "GoToRedBallNoDists",
+    "GoToRedBlueBall",
     "KeyCorridorEnv",
     "LavaGapEnv",
     "LockedRoomEnv",
@@ -104,6 +105,10 @@ class GoToRedBallGrey(GymnasiumEnv):
 
 class GoToRedBallNoDists(GymnasiumEnv):
     """MiniGrid's ``GoToRedBallNoDists`` ids, played by horizax."""
+
+
+class GoToRedBlueBall(GymnasiumEnv):
+    """MiniGrid's ``GoToRedBlueBall`` ids, played by horizax."""
 
 
 class KeyCorridorEnv(GymnasiumEnv):

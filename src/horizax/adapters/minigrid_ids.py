@@ -54,6 +54,7 @@ _CLASSES = {
     "BabyAI-GoToRedBall-": "GoToRedBall",
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
+    "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
 }
 
 # MiniGrid's specs that `register_as_minigrid` replaced, by id.
