@@ -10,10 +10,10 @@ GoToRedBall, GoToRedBallNoDists, GoToRedBlueBall, GoToObj (S4, S6-v1) and GoToLo
 * the objects (``add_object`` / ``add_distractors``): each of a uniform colour and a uniform
   kind among key, ball and box (GoToRedBall*'s first object is a red ball; GoToRedBallGrey's
   distractors are then recoloured grey; GoToRedBlueBall's target is a red or a blue ball and
-  its distractors never are, see `NOT_RED_BLUE_BALL`), on a uniform interior cell that is free, not the
-  agent's and not next to it (``reject_next_to``: Manhattan distance >= 2);
-* GoToRedBall*, GoToRedBlueBall and GoToLocal reject the whole layout when an object cannot be reached
-  without moving another (``check_objs_reachable``) and draw again;
+  its distractors never are, see `NOT_RED_BLUE_BALL`), on a uniform interior cell that is
+  free, not the agent's and not next to it (``reject_next_to``: Manhattan distance >= 2);
+* GoToRedBall*, GoToRedBlueBall and GoToLocal reject the whole layout when an object cannot
+  be reached without moving another (``check_objs_reachable``) and draw again;
 * the instruction: "go to" the first object (GoToRedBall*, GoToObj) or a uniform one of the
   objects (GoToLocal), described by kind and colour: "the" when it is the only such
   object, "a" when there are several (any of them counts).
@@ -77,7 +77,7 @@ NOT_RED_BLUE_BALL = tuple(
 )
 
 
-def _reachable(blocked: Array, start: Array) -> Array:
+def reachable(blocked: Array, start: Array) -> Array:
     """bool[W, H]: cells reached from ``start`` through unblocked cells, plus the blocked
     cells next to them (MiniGrid's ``check_objs_reachable`` walk: objects are reached but
     not walked through)."""
@@ -235,7 +235,7 @@ def draw_goto(
         agent_pos = jnp.stack([1 + agent // side, 1 + agent % side])
         objects = grid[..., 0] != C.EMPTY
         interior = (xs >= 1) & (xs <= side) & (ys >= 1) & (ys <= side)
-        reached = _reachable(objects | ~interior, agent_pos)
+        reached = reachable(objects | ~interior, agent_pos)
         accepted = jnp.all(reached | ~(objects & interior))
         pick = jnp.arange(slots) == digits[target]
         desc = jnp.stack(
