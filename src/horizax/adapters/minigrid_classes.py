@@ -39,6 +39,7 @@ __all__ = [
     "ObstructedMaze_1Dlhb",
     "ObstructedMaze_Full",
     "ObstructedMaze_Full_V1",
+    "PickupDist",
     "PlaygroundEnv",
     "PutNearEnv",
     "RedBlueDoorEnv",
@@ -141,6 +142,10 @@ class ObstructedMaze_Full(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
 
 class ObstructedMaze_Full_V1(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
     """MiniGrid's ``ObstructedMaze_Full_V1`` ids, played by horizax."""
+
+
+class PickupDist(GymnasiumEnv):
+    """MiniGrid's ``PickupDist`` ids, played by horizax."""
 
 
 class PlaygroundEnv(GymnasiumEnv):

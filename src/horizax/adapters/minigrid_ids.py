@@ -55,6 +55,7 @@ _CLASSES = {
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
+    "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
 }
 
 # MiniGrid's specs that `register_as_minigrid` replaced, by id.

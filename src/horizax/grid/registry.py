@@ -14,6 +14,7 @@ from typing import Any
 from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
     babyai_goto,
+    babyai_pickup,
     crossing,
     distshift,
     doorkey,
@@ -56,6 +57,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     redbluedoors,
     unlock,
     babyai_goto,  # BabyAI's levels after MiniGrid's classic families
+    babyai_pickup,
 )
 
 
