@@ -40,6 +40,7 @@ __all__ = [
     "ObstructedMaze_Full",
     "ObstructedMaze_Full_V1",
     "PickupDist",
+    "PickupLoc",
     "PlaygroundEnv",
     "PutNearEnv",
     "RedBlueDoorEnv",
@@ -146,6 +147,10 @@ class ObstructedMaze_Full_V1(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
 
 class PickupDist(GymnasiumEnv):
     """MiniGrid's ``PickupDist`` ids, played by horizax."""
+
+
+class PickupLoc(GymnasiumEnv):
+    """MiniGrid's ``PickupLoc`` ids, played by horizax."""
 
 
 class PlaygroundEnv(GymnasiumEnv):

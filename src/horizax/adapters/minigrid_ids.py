@@ -56,6 +56,7 @@ _CLASSES = {
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
+    "BabyAI-PickupLoc-": "PickupLoc",
 }
 
 # MiniGrid's specs that `register_as_minigrid` replaced, by id.

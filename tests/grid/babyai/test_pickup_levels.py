@@ -26,8 +26,8 @@ from horizax.grid.environment import Timestep
 from horizax.grid.envs import babyai_pickup
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
-from tests.grid.babyai.bridge import baby_ai_bot, instr_array
-from tests.grid.babyai.test_goto_levels import _face_other_object, all_reachable
+from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array
+from tests.grid.babyai.test_goto_levels import all_reachable
 
 IDS = sorted(babyai_pickup.ENVIRONMENTS)
 OBJECTS = (C.KEY, C.BALL, C.BOX)
@@ -40,9 +40,10 @@ def programs(env_id: str) -> tuple[Any, Any, Any, Any]:
     """``(env, step, begin, view)`` jitted once per level, no autoreset."""
     env = horizax.make(env_id).disable_autoreset()
     room_size = env.width
+    kinds = (V.Instr.PUT_NEXT,) if "PutNext" in env_id else KINDS  # the level's own
 
     def begin(state, instr):
-        return level.begin(state, instr, room_size=room_size, kinds=KINDS)
+        return level.begin(state, instr, room_size=room_size, kinds=kinds)
 
     return env, jax.jit(env.step), jax.jit(begin), jax.jit(env.observation_fn)
 
@@ -61,6 +62,26 @@ def copied_in(mg: Any, env_id: str) -> Timestep:
         state=state,
         info={},
     )
+
+
+def _face_other_object(mg: Any) -> int:
+    """Towards facing an object no description of the instruction matches, then ``done``."""
+    matched = {id(obj) for desc in descs_of(mg.instrs) for obj in desc.obj_set}
+    others = [
+        (x, y)
+        for x in range(mg.grid.width)
+        for y in range(mg.grid.height)
+        if (obj := mg.grid.get(x, y)) is not None
+        and obj.type in ("key", "ball", "box")
+        and id(obj) not in matched
+    ]
+    fx, fy = mg.front_pos
+    if not others or (int(fx), int(fy)) in others:
+        return C.DONE
+    action = dist._first_action_to_face(
+        mg.grid.encode(), mg.agent_pos, int(mg.agent_dir), others[0]
+    )
+    return C.DONE if action is None else action
 
 
 def play(env_id: str, seed: int) -> dict[str, int]:
