@@ -42,6 +42,7 @@ __all__ = [
     "PickupDist",
     "PickupLoc",
     "PlaygroundEnv",
+    "PutNextLocal",
     "PutNearEnv",
     "RedBlueDoorEnv",
     "UnlockEnv",
@@ -159,6 +160,10 @@ class PlaygroundEnv(GymnasiumEnv):
 
 class PutNearEnv(GymnasiumEnv):
     """MiniGrid's ``PutNearEnv`` ids, played by horizax."""
+
+
+class PutNextLocal(GymnasiumEnv):
+    """MiniGrid's ``PutNextLocal`` ids, played by horizax."""
 
 
 class RedBlueDoorEnv(GymnasiumEnv):

@@ -15,6 +15,7 @@ from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
     babyai_goto,
     babyai_pickup,
+    babyai_putnext,
     crossing,
     distshift,
     doorkey,
@@ -58,6 +59,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     unlock,
     babyai_goto,  # BabyAI's levels after MiniGrid's classic families
     babyai_pickup,
+    babyai_putnext,
 )
 
 
