@@ -10,6 +10,7 @@ Maze included (its scalar ``step_count`` is a ``(1,)`` Box in the Gymnasium adap
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import pytest
 
@@ -36,12 +37,26 @@ def make(env_id: str):
     return env
 
 
+def _ppo(env: Any, n_steps: int) -> Any:
+    policy = (
+        "MultiInputPolicy"
+        if isinstance(env.observation_space, gymnasium.spaces.Dict)
+        else "MlpPolicy"
+    )
+    return sb3.PPO(policy, env, n_steps=n_steps, batch_size=n_steps, n_epochs=1, device="cpu")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", IDS)
-def test_check_env_passes(env_id):
+def test_check_env_and_ppo_run(env_id):
+    """SB3's checker passes, then PPO collects a rollout and updates once (the same process
+    and env: the compiled reset and step are shared)."""
+    env = make(env_id)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # SB3's advice (e.g. image shapes)
-        check_env(make(env_id), warn=True)
+        check_env(env, warn=True)
+    model = _ppo(env, n_steps=16).learn(16)
+    assert model.num_timesteps >= 16
 
 
 def test_maze_has_no_scalar_box():
@@ -52,12 +67,7 @@ def test_maze_has_no_scalar_box():
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", SAMPLE)
 def test_ppo_learns_a_few_steps(env_id):
-    env = make(env_id)
-    policy = (
-        "MultiInputPolicy"
-        if isinstance(env.observation_space, gymnasium.spaces.Dict)
-        else "MlpPolicy"
-    )
-    model = sb3.PPO(policy, env, n_steps=64, batch_size=32, n_epochs=1, device="cpu", seed=0)
+    """Longer runs on three ids: two rollouts, episodes ending inside them."""
+    model = _ppo(make(env_id), n_steps=64)
     model.learn(128)
     assert model.num_timesteps >= 128

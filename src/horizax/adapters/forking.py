@@ -7,8 +7,11 @@ if the parent had started JAX's backend (ran any JAX computation) before forking
 holds a backend whose thread pools are gone, and the worker's first JAX computation waits
 for them forever.
 
-The horizax Gymnasium environments do no JAX computation when they are built, only in
-``reset``, ``step`` and ``render``, so a parent that only builds vector envs forks safely.
+The gridworld and Maze Gymnasium environments do no JAX computation when they are built,
+only in ``reset``, ``step`` and ``render``, so a parent that only builds vector envs forks
+safely. The orbital games are the exception: building one builds its scenario's JAX arrays,
+which starts the backend, so their process-based vector envs need ``spawn`` or
+``forkserver`` (Gymnasium's ``AsyncVectorEnv`` builds one env in the parent).
 For the dangerous case, `install_fork_check` registers a hook that runs in every forked
 child and notes whether the parent's backend had started; `check_jax_usable` (called by the
 environments before their JAX work) then raises `JaxForkError`, which the vector env passes
