@@ -72,15 +72,17 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 19 BabyAI GoTo levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 26 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
     local = [f"S{s}N{n}" for s, n in [(5, 2), (6, 2), (6, 3), (6, 4), (7, 4), (7, 5)]]
     local += [f"S8N{n}" for n in range(2, 8)]
     goto = ["Local", *(f"Local{v}" for v in local), "Obj", "ObjS4", "RedBall"]
-    goto += ["RedBallGrey", "RedBallNoDists"]
+    goto += ["RedBallGrey", "RedBallNoDists", "RedBlueBall"]
     babyai = {f"BabyAI-GoTo{v}-v0" for v in goto} | {"BabyAI-GoToObjS6-v1"}
+    babyai |= {"BabyAI-PickupDist-v0", "BabyAI-PickupDistDebug-v0", "BabyAI-PickupLoc-v0"}
+    babyai |= {f"BabyAI-PutNextLocal{v}-v0" for v in ("", "S5N3", "S6N4")}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",

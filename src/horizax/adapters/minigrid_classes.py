@@ -30,6 +30,7 @@ __all__ = [
     "GoToRedBall",
     "GoToRedBallGrey",
     "GoToRedBallNoDists",
+    "GoToRedBlueBall",
     "KeyCorridorEnv",
     "LavaGapEnv",
     "LockedRoomEnv",
@@ -38,7 +39,10 @@ __all__ = [
     "ObstructedMaze_1Dlhb",
     "ObstructedMaze_Full",
     "ObstructedMaze_Full_V1",
+    "PickupDist",
+    "PickupLoc",
     "PlaygroundEnv",
+    "PutNextLocal",
     "PutNearEnv",
     "RedBlueDoorEnv",
     "UnlockEnv",
@@ -106,6 +110,10 @@ class GoToRedBallNoDists(GymnasiumEnv):
     """MiniGrid's ``GoToRedBallNoDists`` ids, played by horizax."""
 
 
+class GoToRedBlueBall(GymnasiumEnv):
+    """MiniGrid's ``GoToRedBlueBall`` ids, played by horizax."""
+
+
 class KeyCorridorEnv(GymnasiumEnv):
     """MiniGrid's ``KeyCorridorEnv`` ids, played by horizax."""
 
@@ -138,12 +146,24 @@ class ObstructedMaze_Full_V1(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
     """MiniGrid's ``ObstructedMaze_Full_V1`` ids, played by horizax."""
 
 
+class PickupDist(GymnasiumEnv):
+    """MiniGrid's ``PickupDist`` ids, played by horizax."""
+
+
+class PickupLoc(GymnasiumEnv):
+    """MiniGrid's ``PickupLoc`` ids, played by horizax."""
+
+
 class PlaygroundEnv(GymnasiumEnv):
     """MiniGrid's ``PlaygroundEnv`` ids, played by horizax."""
 
 
 class PutNearEnv(GymnasiumEnv):
     """MiniGrid's ``PutNearEnv`` ids, played by horizax."""
+
+
+class PutNextLocal(GymnasiumEnv):
+    """MiniGrid's ``PutNextLocal`` ids, played by horizax."""
 
 
 class RedBlueDoorEnv(GymnasiumEnv):

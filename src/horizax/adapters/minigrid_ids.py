@@ -54,6 +54,10 @@ _CLASSES = {
     "BabyAI-GoToRedBall-": "GoToRedBall",
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
+    "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
+    "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
+    "BabyAI-PickupLoc-": "PickupLoc",
+    "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too
 }
 
 # MiniGrid's specs that `register_as_minigrid` replaced, by id.

@@ -14,6 +14,8 @@ from typing import Any
 from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
     babyai_goto,
+    babyai_pickup,
+    babyai_putnext,
     crossing,
     distshift,
     doorkey,
@@ -56,6 +58,8 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     redbluedoors,
     unlock,
     babyai_goto,  # BabyAI's levels after MiniGrid's classic families
+    babyai_pickup,
+    babyai_putnext,
 )
 
 

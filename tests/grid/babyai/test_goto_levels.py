@@ -213,7 +213,11 @@ def minigrid_resets(env_id: str, n: int) -> dist.Layouts:
 def shared_reset(room_size: int) -> tuple[Any, int]:
     """One jitted, vmapped `babyai_goto.draw_goto` for every level of a room size (the level
     spec is an argument, padded to the most objects), and that padding."""
-    slots = max(len(spec.kinds) for size, spec in babyai_goto.LEVELS.values() if size == room_size)
+    slots = max(
+        len(spec.kinds)
+        for env_id, (size, spec) in babyai_goto.LEVELS.items()
+        if size == room_size and env_id not in babyai_goto.PAIRS
+    )
     draw = functools.partial(
         babyai_goto.draw_goto, room_size=room_size, attempts=babyai_goto.ATTEMPTS
     )
@@ -223,6 +227,12 @@ def shared_reset(room_size: int) -> tuple[Any, int]:
 def our_resets(env_id: str, n: int) -> dist.Layouts:
     """``n`` resets of ``env_id``'s layout, drawn by its room size's shared program."""
     room_size, spec = babyai_goto.LEVELS[env_id]
+    if env_id in babyai_goto.PAIRS:  # its own program: the pairs are static
+        state = jax.jit(jax.vmap(horizax.make(env_id).layout_fn))(
+            jax.random.split(jax.random.PRNGKey(1), n)
+        )
+        arrays = (state.grid, state.agent_pos, state.agent_dir, state.mission)
+        return dist.Layouts(*(np.asarray(a) for a in arrays))
     draw, slots = shared_reset(room_size)
     pad = slots - len(spec.kinds)
     filler = np.full(pad, babyai_goto.RANDOM, np.int32)

@@ -1,17 +1,19 @@
 """BabyAI-GoTo: go to the object the instruction describes, in a single room.
 
 MiniGrid 3.2.0's one-room GoTo levels (``minigrid/envs/babyai/goto.py``): GoToRedBallGrey,
-GoToRedBall, GoToRedBallNoDists, GoToObj (S4, S6-v1) and GoToLocal (S5N2 ... S8N7). One
+GoToRedBall, GoToRedBallNoDists, GoToRedBlueBall, GoToObj (S4, S6-v1) and GoToLocal (S5N2
+... S8N7). One
 ``room_size`` x ``room_size`` room (a ``RoomGrid`` of one room), MiniGrid's draws in order:
 
 * the agent: a uniform interior cell and a uniform direction (the room is empty, so
   ``place_agent``'s "nothing in front" rejection never fires);
 * the objects (``add_object`` / ``add_distractors``): each of a uniform colour and a uniform
   kind among key, ball and box (GoToRedBall*'s first object is a red ball; GoToRedBallGrey's
-  distractors are then recoloured grey), on a uniform interior cell that is free, not the
-  agent's and not next to it (``reject_next_to``: Manhattan distance >= 2);
-* GoToRedBall* and GoToLocal reject the whole layout when an object cannot be reached
-  without moving another (``check_objs_reachable``) and draw again;
+  distractors are then recoloured grey; GoToRedBlueBall's target is a red or a blue ball and
+  its distractors never are, see `NOT_RED_BLUE_BALL`), on a uniform interior cell that is
+  free, not the agent's and not next to it (``reject_next_to``: Manhattan distance >= 2);
+* GoToRedBall*, GoToRedBlueBall and GoToLocal reject the whole layout when an object cannot
+  be reached without moving another (``check_objs_reachable``) and draw again;
 * the instruction: "go to" the first object (GoToRedBall*, GoToObj) or a uniform one of the
   objects (GoToLocal), described by kind and colour: "the" when it is the only such
   object, "a" when there are several (any of them counts).
@@ -62,9 +64,20 @@ from horizax.grid.state import State, make_state
 KINDS = (C.KEY, C.BALL, C.BOX)  # MiniGrid's ``add_object`` kinds
 ATTEMPTS = 8  # whole layouts drawn per reset; the first with every object reachable is kept
 RANDOM = -1  # a kind or colour drawn, not fixed
+RED_OR_BLUE = -2  # a colour drawn between red and blue (GoToRedBlueBall's target)
+# GoToRedBlueBall's distractors: every (kind, colour) but a red or blue ball. MiniGrid draws
+# all 18 and rejects the layout when one is such a ball ((8/9)**7: 56% of layouts); kinds
+# and colours are independent of the cells, so the accepted distractors are uniform over
+# these 16 pairs, independently, and the cells are rejected for reachability alone.
+NOT_RED_BLUE_BALL = tuple(
+    (kind, colour)
+    for kind in KINDS
+    for colour in range(C.NUM_COLORS)
+    if not (kind == C.BALL and colour in (C.RED, C.BLUE))
+)
 
 
-def _reachable(blocked: Array, start: Array) -> Array:
+def reachable(blocked: Array, start: Array) -> Array:
     """bool[W, H]: cells reached from ``start`` through unblocked cells, plus the blocked
     cells next to them (MiniGrid's ``check_objs_reachable`` walk: objects are reached but
     not walked through)."""
@@ -130,7 +143,14 @@ def goto_spec(kinds: tuple[int, ...], colours: tuple[int, ...], target_among: in
     )
 
 
-def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> State:
+def draw_goto(
+    key: Array,
+    spec: GoToSpec,
+    *,
+    room_size: int,
+    attempts: int,
+    pairs: tuple[tuple[int, int], ...] | None = None,
+) -> State:
     """One reset of a one-room GoTo level (see the module docstring).
 
     Args:
@@ -140,6 +160,10 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
         room_size: the room's side, walls included (static, >= 4).
         attempts: whole layouts drawn (static); the first with every object reachable is
             kept, else the last.
+        pairs: static; when given, the objects after the first whose kind and colour are
+            both `RANDOM` draw one ``(kind, colour)`` uniformly among these instead (one
+            more digit per slot, drawn after the others: the levels without it draw
+            exactly as before).
 
     Returns:
         The first `State`, `level.begin` applied.
@@ -169,7 +193,13 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
             radices += [C.NUM_COLORS, len(KINDS), free_cells(i)]
         bounds.append(slots)
         radices.append(jnp.asarray(spec.target_among, jnp.int32))
+        target = len(bounds) - 1
+        if pairs is not None:
+            bounds += [len(pairs)] * slots
+            radices += [len(pairs)] * slots
         digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
+        pair_kinds = jnp.asarray([k for k, _ in pairs or [(0, 0)]], jnp.int32)
+        pair_colours = jnp.asarray([c for _, c in pairs or [(0, 0)]], jnp.int32)
         agent, direction = digits[0], digits[1]
         flat = jnp.arange(cells)
         ax, ay = agent // side, agent % side
@@ -188,7 +218,15 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
             fixed_kind, fixed_colour = spec.kinds[i], spec.colours[i]
             # KEY, BALL, BOX are consecutive object indices.
             kind = jnp.where(fixed_kind == RANDOM, KINDS[0] + kind_rank, fixed_kind)
-            colour = jnp.where(fixed_colour == RANDOM, colour, fixed_colour)
+            # An even/odd colour digit: red or blue, each with probability 3/6.
+            red_or_blue = jnp.where(colour % 2 == 0, C.RED, C.BLUE)
+            colour = jnp.where(fixed_colour == RED_OR_BLUE, red_or_blue, colour)
+            colour = jnp.where(fixed_colour >= 0, fixed_colour, colour)
+            if pairs is not None and i > 0:
+                pair = digits[target + 1 + i]
+                paired = (fixed_kind == RANDOM) & (fixed_colour == RANDOM)
+                kind = jnp.where(paired, pair_kinds[pair], kind)
+                colour = jnp.where(paired, pair_colours[pair], colour)
             obj_kinds.append(kind)
             obj_colours.append(colour)
             at = (xs == 1 + cell // side) & (ys == 1 + cell % side) & placed
@@ -197,9 +235,9 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
         agent_pos = jnp.stack([1 + agent // side, 1 + agent % side])
         objects = grid[..., 0] != C.EMPTY
         interior = (xs >= 1) & (xs <= side) & (ys >= 1) & (ys <= side)
-        reached = _reachable(objects | ~interior, agent_pos)
+        reached = reachable(objects | ~interior, agent_pos)
         accepted = jnp.all(reached | ~(objects & interior))
-        pick = jnp.arange(slots) == digits[-1]
+        pick = jnp.arange(slots) == digits[target]
         desc = jnp.stack(
             [
                 jnp.sum(jnp.where(pick, jnp.stack(obj_kinds), 0)),
@@ -234,16 +272,22 @@ def draw_goto(key: Array, spec: GoToSpec, *, room_size: int, attempts: int) -> S
 
 
 def goto_layout(
-    room_size: int, kinds: tuple[int, ...], colours: tuple[int, ...], target_among: int
+    room_size: int,
+    kinds: tuple[int, ...],
+    colours: tuple[int, ...],
+    target_among: int,
+    pairs: tuple[tuple[int, int], ...] | None = None,
 ) -> LayoutFn:
     """The layout function of one of MiniGrid's one-room GoTo levels (`draw_goto`).
 
     Args:
         room_size: the room's side, walls included (>= 4).
         kinds: per object, its kind (``C.KEY``, ``C.BALL``, ``C.BOX``) or `RANDOM`.
-        colours: per object, its colour index or `RANDOM`.
+        colours: per object, its colour index, `RANDOM` or `RED_OR_BLUE`.
         target_among: the target is uniform among the first ``target_among`` objects (1: the
             first object; ``len(kinds)``: any).
+        pairs: the ``(kind, colour)`` pairs the random objects after the first draw among
+            (`draw_goto`); None: any kind, any colour.
 
     Returns:
         ``key -> State`` drawing MiniGrid's layout and instruction distribution.
@@ -259,7 +303,7 @@ def goto_layout(
     attempts = attempts_for(len(kinds))
 
     def layout(key: Array) -> State:
-        return draw_goto(key, spec, room_size=room_size, attempts=attempts)
+        return draw_goto(key, spec, room_size=room_size, attempts=attempts, pairs=pairs)
 
     return layout
 
@@ -271,12 +315,15 @@ def attempts_for(count: int) -> int:
 
 
 LEVELS: dict[str, tuple[int, GoToSpec]] = {}  # id -> (room_size, spec), for the tests
+PAIRS: dict[str, tuple[tuple[int, int], ...]] = {}  # id -> its `draw_goto` pairs, if any
 
 
-def _entry(name: str, room_size: int, kinds, colours, target_among: int):
+def _entry(name: str, room_size: int, kinds, colours, target_among: int, pairs=None):
     env_id = f"BabyAI-{name}"
-    layout = goto_layout(room_size, tuple(kinds), tuple(colours), target_among)
+    layout = goto_layout(room_size, tuple(kinds), tuple(colours), target_among, pairs)
     LEVELS[env_id] = (room_size, goto_spec(tuple(kinds), tuple(colours), target_among))
+    if pairs is not None:
+        PAIRS[env_id] = pairs
     return env_id, level.level_factory(
         env_id,
         room_size=room_size,
@@ -304,6 +351,16 @@ ENVIRONMENTS = dict(
         _entry("GoToRedBallGrey-v0", 8, *_red_ball(7, C.GREY), 1),
         _entry("GoToRedBall-v0", 8, *_red_ball(7, RANDOM), 1),
         _entry("GoToRedBallNoDists-v0", 8, *_red_ball(0, RANDOM), 1),
+        # MiniGrid places the ball after the distractors; the cells of a layout are drawn
+        # without replacement, their order exchangeable: placing it first is the same.
+        _entry(
+            "GoToRedBlueBall-v0",
+            8,
+            [C.BALL] + [RANDOM] * 7,
+            [RED_OR_BLUE] + [RANDOM] * 7,
+            1,
+            NOT_RED_BLUE_BALL,
+        ),
         _entry("GoToObj-v0", 8, [RANDOM], [RANDOM], 1),
         _entry("GoToObjS4-v0", 4, [RANDOM], [RANDOM], 1),
         _entry("GoToObjS6-v1", 6, [RANDOM], [RANDOM], 1),
