@@ -24,9 +24,11 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import jax
 import jax.numpy as jnp
-from jax import Array
+from jax import Array, lax
 
+from horizax.core import threefry
 from horizax.core.struct import Replaceable, pytree_dataclass
 from horizax.grid import observations, rewards
 from horizax.grid.babyai import verifiers as V
@@ -49,6 +51,42 @@ class LevelState(Replaceable):
     instr: Array
     progress: V.Progress
     status: Array
+
+
+def first_accepted(
+    attempt: Callable[[Array], tuple[State, Array, Any]], key: Array, attempts: int
+) -> tuple[State, Any]:
+    """MiniGrid's "draw again until accepted", bounded: the first accepted of ``attempts``.
+
+    Every attempt is drawn (a fixed cost inside `jit`), from ``threefry.split(key,
+    attempts)``'s keys in order; when none is accepted the last one is kept.
+
+    Args:
+        attempt: ``key -> (state, accepted bool[], payload)``, pure.
+        key: the layout's key.
+        attempts: static, at least 1.
+
+    Returns:
+        ``(state, payload)`` of the kept attempt.
+    """
+    keys = threefry.split(key, attempts)  # JAX's keys, without a Threefry loop to compile
+    if attempts == 1:
+        state, _, payload = attempt(keys[0])
+        return state, payload
+
+    def redraw(i: Array, carry: tuple[State, Any, Array]) -> tuple[State, Any, Array]:
+        kept, kept_payload, found = carry
+        state, accepted, payload = attempt(keys[i])
+        kept, kept_payload = jax.tree.map(
+            lambda a, b: jnp.where(found, a, b), (kept, kept_payload), (state, payload)
+        )
+        return kept, kept_payload, found | accepted
+
+    # Only the loop's body traces an attempt: one copy of it to compile.
+    shapes = jax.eval_shape(attempt, keys[0])
+    blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
+    state, payload, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
+    return state, payload
 
 
 def begin(

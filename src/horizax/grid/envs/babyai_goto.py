@@ -45,13 +45,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import Array, lax
 from jax.typing import ArrayLike
 
-from horizax.core import threefry
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import level
@@ -247,24 +245,7 @@ def draw_goto(
         )
         return make_state(grid, agent_pos, direction), accepted, desc
 
-    keys = threefry.split(key, attempts)  # JAX's keys, without a Threefry loop to compile
-
-    def redraw(i: Array, carry: tuple[State, Array, Array]) -> tuple[State, Array, Array]:
-        # Every attempt is drawn (a fixed cost); the first accepted one is kept.
-        kept, kept_desc, found = carry
-        state, accepted, desc = attempt(keys[i])
-        kept, kept_desc = jax.tree.map(
-            lambda a, b: jnp.where(found, a, b), (kept, kept_desc), (state, desc)
-        )
-        return kept, kept_desc, found | accepted
-
-    if attempts == 1:
-        state, _, desc = attempt(keys[0])
-    else:
-        # Only the loop's body traces an attempt: one copy of it to compile.
-        shapes = jax.eval_shape(attempt, keys[0])
-        blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
-        state, desc, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
+    state, desc = level.first_accepted(attempt, key, attempts)
     instr = jnp.concatenate(
         [jnp.array([V.Instr.GOTO, 0], jnp.int32), desc, jnp.zeros(D.DESC_SIZE, jnp.int32)]
     )

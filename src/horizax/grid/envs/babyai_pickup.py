@@ -42,12 +42,10 @@ Example:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import Array, lax
+from jax import Array
 
-from horizax.core import threefry
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import level
@@ -291,19 +289,7 @@ def draw_pickup_loc(key: Array, *, attempts: int = LOC_ATTEMPTS) -> State:
     Returns:
         The first `State`, `level.begin` applied.
     """
-    keys = threefry.split(key, attempts)
-
-    def redraw(i: Array, carry: tuple[State, Array, Array]) -> tuple[State, Array, Array]:
-        kept, kept_desc, found = carry
-        state, accepted, desc = _loc_attempt(keys[i])
-        kept, kept_desc = jax.tree.map(
-            lambda a, b: jnp.where(found, a, b), (kept, kept_desc), (state, desc)
-        )
-        return kept, kept_desc, found | accepted
-
-    shapes = jax.eval_shape(_loc_attempt, keys[0])
-    blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
-    state, desc, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
+    state, desc = level.first_accepted(_loc_attempt, key, attempts)
     instr = jnp.concatenate(
         [jnp.array([V.Instr.PICKUP, 0], jnp.int32), desc, jnp.zeros(D.DESC_SIZE, jnp.int32)]
     )

@@ -37,12 +37,10 @@ from __future__ import annotations
 
 import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import Array, lax
+from jax import Array
 
-from horizax.core import threefry
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import level
@@ -134,19 +132,7 @@ def draw_put_next(key: Array, *, room_size: int, count: int, attempts: int) -> S
         The first `State`, `level.begin` applied.
     """
     attempt = functools.partial(_attempt, room_size=room_size, count=count)
-    keys = threefry.split(key, attempts)
-
-    def redraw(i: Array, carry: tuple[State, Array, Array]) -> tuple[State, Array, Array]:
-        kept, kept_instr, found = carry
-        state, accepted, instr = attempt(keys[i])
-        kept, kept_instr = jax.tree.map(
-            lambda a, b: jnp.where(found, a, b), (kept, kept_instr), (state, instr)
-        )
-        return kept, kept_instr, found | accepted
-
-    shapes = jax.eval_shape(attempt, keys[0])
-    blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
-    state, instr, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
+    state, instr = level.first_accepted(attempt, key, attempts)
     return level.begin(state, instr, room_size=room_size, kinds=(V.Instr.PUT_NEXT,))
 
 
