@@ -54,6 +54,8 @@ FAMILY_IDS = (
     "MiniGrid-RedBlueDoors-6x6-v0",
     "MiniGrid-UnlockPickup-v0",
     "BabyAI-GoToObjS4-v0",
+    "BabyAI-PickupDist-v0",
+    "BabyAI-PutNextLocal-v0",
 )
 # Families whose random rollouts pick things up (Fetch's episode ends on the pickup).
 CARRYING = (
