@@ -16,114 +16,34 @@ import functools
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import horizax
 from horizax.grid import constants as C
 from horizax.grid import mission_tokens, missions
-from horizax.grid.babyai import level
-from horizax.grid.environment import Timestep
 from horizax.grid.envs import babyai_goto
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
-from tests.grid.babyai.bridge import baby_ai_bot, instr_array
+from tests.grid.babyai import lockstep
 
 IDS = sorted(babyai_goto.ENVIRONMENTS)
 OBJECTS = (C.KEY, C.BALL, C.BOX)
 N_RESETS = 2000
 
 
-@functools.cache
-def programs(room_size: int) -> tuple[Any, Any, Any, Any]:
-    """``(env, step, begin, view)`` jitted once per room size, no autoreset."""
-    env_id = next(i for i in IDS if horizax.make(i).width == room_size)
-    env = horizax.make(env_id).disable_autoreset()
-    begin = jax.jit(lambda state, instr: level.begin(state, instr, room_size=room_size))
-    return env, jax.jit(env.step), begin, jax.jit(env.observation_fn)
-
-
-def copied_in(mg: Any, room_size: int) -> Timestep:
-    """A first timestep holding MiniGrid's layout and instruction."""
-    _, _, begin, view = programs(room_size)
-    blank = np.zeros(mission_tokens.MISSION_LENGTH, np.int32)
-    state = bridge.state_from_minigrid(mg, mission_fn=lambda _: blank)
-    state = begin(state, instr_array(mg.instrs))
-    return Timestep(
-        observation=view(state),
-        action=jnp.int32(-1),
-        reward=jnp.float32(0.0),
-        step_type=jnp.int32(0),
-        state=state,
-        info={},
-    )
-
-
-def _face_other_object(mg: Any) -> int:
-    """Towards facing an object the instruction does not describe, then ``done``."""
-    matched = {id(obj) for obj in mg.instrs.desc.obj_set}
-    grid = mg.grid.encode()
-    others = [
-        (x, y)
-        for x in range(mg.grid.width)
-        for y in range(mg.grid.height)
-        if (obj := mg.grid.get(x, y)) is not None
-        and obj.type in ("key", "ball", "box")
-        and id(obj) not in matched
-    ]
-    fx, fy = mg.front_pos
-    if not others or (int(fx), int(fy)) in others:
-        return C.DONE
-    action = dist._first_action_to_face(grid, mg.agent_pos, int(mg.agent_dir), others[0])
-    return C.DONE if action is None else action
+def programs(room_size: int) -> lockstep.Programs:
+    """The programs of the first level of ``room_size``, shared by the levels of that size."""
+    return lockstep.programs(next(i for i in IDS if horizax.make(i).width == room_size))
 
 
 def play(env_id: str, seed: int) -> dict[str, int]:
     """Bot, random and failing episodes of ``env_id`` in lockstep; returns their outcomes."""
-    room_size = horizax.make(env_id).width
-    env, step, _, view = programs(room_size)
-    assert horizax.make(env_id).replace(layout_fn=env.layout_fn, env_id=env.env_id) == (
-        env.replace(autoreset=True)
+    progs = programs(horizax.make(env_id).width)
+    assert horizax.make(env_id).replace(layout_fn=progs.env.layout_fn, env_id=progs.env.env_id) == (
+        progs.env.replace(autoreset=True)
     ), "levels of one room size must share everything but the layout"
-    mg = bridge.minigrid_env(env_id)
-    rng = np.random.default_rng(seed)
-    counts = {"bot_success": 0, "random": 0, "failure_truncated": 0, "steps": 0}
-    for episode, policy in enumerate(["bot", "random", "fail", "bot", "random"]):
-        mg.reset(seed=seed * 100 + episode)
-        ts = copied_in(mg, room_size)
-        assert missions.mission_text(ts.state) == mg.mission
-        np.testing.assert_array_equal(np.asarray(view(ts.state)), mg.gen_obs()["image"])
-        bot = baby_ai_bot.BabyAIBot(mg) if policy == "bot" else None
-        while True:
-            if bot is not None:
-                action = int(bot.replan())
-            elif policy == "fail":
-                action = _face_other_object(mg)
-            else:
-                action = int(rng.integers(C.NUM_ACTIONS))
-            where = f"{env_id} episode {episode} ({policy}) step {mg.step_count}"
-            obs, reward, terminated, truncated, _ = mg.step(action)
-            ts = step(ts, jnp.int32(action))
-            bridge.assert_same_state(env, ts, mg, where)
-            np.testing.assert_array_equal(
-                np.asarray(view(ts.state)), obs["image"], err_msg=f"image {where}"
-            )
-            assert np.float32(ts.reward) == np.float32(reward), f"reward {where}"
-            assert bool(ts.is_termination()) == terminated, f"terminated {where}"
-            assert bool(ts.is_truncation()) == (truncated and not terminated), where
-            counts["steps"] += 1
-            if terminated or truncated:
-                break
-        if policy == "bot":
-            assert terminated and reward > 0, f"{env_id}: the bot did not succeed"
-            counts["bot_success"] += 1
-        elif policy == "fail":
-            assert truncated and not terminated and reward == 0, f"{env_id}: failure ended early"
-            counts["failure_truncated"] += 1
-        else:
-            counts["random"] += 1
-    return counts
+    return lockstep.play(env_id, seed, progs, ("bot", "random", "fail", "bot", "random"))
 
 
 @pytest.mark.reference
@@ -136,7 +56,7 @@ def test_configuration_matches_minigrid(env_id):
 @pytest.mark.parametrize("env_id", IDS)
 def test_lockstep_with_minigrid(env_id):
     counts = play(env_id, IDS.index(env_id))
-    assert counts["bot_success"] == 2 and counts["failure_truncated"] == 1
+    assert counts["bot_success"] == 2 and counts["failure"] == 1
 
 
 def test_mission_words_are_the_mission_string():

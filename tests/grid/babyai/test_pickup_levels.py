@@ -9,127 +9,28 @@ terminated with reward 0). Then MiniGrid's resets against ours, 2,000 each.
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import horizax
 from horizax.grid import constants as C
-from horizax.grid import mission_tokens, missions
-from horizax.grid.babyai import level
-from horizax.grid.babyai import verifiers as V
-from horizax.grid.environment import Timestep
+from horizax.grid import mission_tokens
 from horizax.grid.envs import babyai_pickup
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
-from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array
+from tests.grid.babyai import lockstep
 from tests.grid.babyai.test_goto_levels import all_reachable
 
 IDS = sorted(babyai_pickup.ENVIRONMENTS)
 OBJECTS = (C.KEY, C.BALL, C.BOX)
 N_RESETS = 2000
-KINDS = (V.Instr.PICKUP,)
-
-
-@functools.cache
-def programs(env_id: str) -> tuple[Any, Any, Any, Any]:
-    """``(env, step, begin, view)`` jitted once per level, no autoreset."""
-    env = horizax.make(env_id).disable_autoreset()
-    room_size = env.width
-    kinds = (V.Instr.PUT_NEXT,) if "PutNext" in env_id else KINDS  # the level's own
-
-    def begin(state, instr):
-        return level.begin(state, instr, room_size=room_size, kinds=kinds)
-
-    return env, jax.jit(env.step), jax.jit(begin), jax.jit(env.observation_fn)
-
-
-def copied_in(mg: Any, env_id: str) -> Timestep:
-    """A first timestep holding MiniGrid's layout and instruction."""
-    _, _, begin, view = programs(env_id)
-    blank = np.zeros(mission_tokens.MISSION_LENGTH, np.int32)
-    state = bridge.state_from_minigrid(mg, mission_fn=lambda _: blank)
-    state = begin(state, instr_array(mg.instrs))
-    return Timestep(
-        observation=view(state),
-        action=jnp.int32(-1),
-        reward=jnp.float32(0.0),
-        step_type=jnp.int32(0),
-        state=state,
-        info={},
-    )
-
-
-def _face_other_object(mg: Any) -> int:
-    """Towards facing an object no description of the instruction matches, then ``done``."""
-    matched = {id(obj) for desc in descs_of(mg.instrs) for obj in desc.obj_set}
-    others = [
-        (x, y)
-        for x in range(mg.grid.width)
-        for y in range(mg.grid.height)
-        if (obj := mg.grid.get(x, y)) is not None
-        and obj.type in ("key", "ball", "box")
-        and id(obj) not in matched
-    ]
-    fx, fy = mg.front_pos
-    if not others or (int(fx), int(fy)) in others:
-        return C.DONE
-    action = dist._first_action_to_face(
-        mg.grid.encode(), mg.agent_pos, int(mg.agent_dir), others[0]
-    )
-    return C.DONE if action is None else action
 
 
 def play(env_id: str, seed: int) -> dict[str, int]:
     """Bot, random and failing episodes of ``env_id`` in lockstep; returns their outcomes."""
-    env, step, _, view = programs(env_id)
-    strict = env_id.endswith("Debug-v0")
-    mg = bridge.minigrid_env(env_id)
-    rng = np.random.default_rng(seed)
-    counts = {"bot_success": 0, "random": 0, "failure": 0, "steps": 0}
-    for episode, policy in enumerate(["bot", "random", "fail", "bot", "random", "fail"]):
-        mg.reset(seed=seed * 100 + episode)
-        ts = copied_in(mg, env_id)
-        assert int(ts.state.max_steps) == mg.max_steps
-        assert missions.mission_text(ts.state) == mg.mission
-        np.testing.assert_array_equal(np.asarray(view(ts.state)), mg.gen_obs()["image"])
-        bot = baby_ai_bot.BabyAIBot(mg) if policy == "bot" else None
-        while True:
-            if bot is not None:
-                action = int(bot.replan())
-            elif policy == "fail":
-                action = _face_other_object(mg)
-                if strict and action == C.DONE:
-                    action = C.PICKUP  # the wrong object, faced: strict fails
-            else:
-                action = int(rng.integers(C.NUM_ACTIONS))
-            where = f"{env_id} episode {episode} ({policy}) step {mg.step_count}"
-            obs, reward, terminated, truncated, _ = mg.step(action)
-            ts = step(ts, jnp.int32(action))
-            bridge.assert_same_state(env, ts, mg, where)
-            np.testing.assert_array_equal(
-                np.asarray(view(ts.state)), obs["image"], err_msg=f"image {where}"
-            )
-            assert np.float32(ts.reward) == np.float32(reward), f"reward {where}"
-            assert bool(ts.is_termination()) == terminated, f"terminated {where}"
-            assert bool(ts.is_truncation()) == (truncated and not terminated), where
-            counts["steps"] += 1
-            if terminated or truncated:
-                break
-        if policy == "bot":
-            assert terminated and reward > 0, f"{env_id}: the bot did not succeed"
-            counts["bot_success"] += 1
-        elif policy == "fail":
-            # strict: the wrong pickup terminates with 0; otherwise the time limit ends it
-            assert reward == 0 and (terminated if strict else truncated and not terminated)
-            counts["failure"] += 1
-        else:
-            counts["random"] += 1
-    return counts
+    kinds = lockstep.PUT_NEXT_KINDS if "PutNext" in env_id else lockstep.PICKUP_KINDS
+    return lockstep.play(env_id, seed, lockstep.programs(env_id, kinds))
 
 
 @pytest.mark.reference

@@ -1,0 +1,151 @@
+"""Lockstep episodes of a BabyAI level against MiniGrid 3.2.0 (shared by the level tests).
+
+MiniGrid's layout and instruction are copied in (`level.begin` on MiniGrid's grid, so the
+mission words are ours), then both sides take the same actions, compared at every step (grid,
+agent, hand, image, mission string, max_steps, reward, terminated, truncated). The policies:
+
+* ``bot``: MiniGrid's BabyAI bot, which must succeed (terminated, reward > 0);
+* ``random``: uniform actions, whatever the outcome;
+* ``fail``: turn to face an object no description of the instruction matches, then ``done``
+  until the time limit (truncated, reward 0); on a strict level (``...Debug``) pick that
+  object up instead, which must terminate with reward 0.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import horizax
+from horizax.grid import constants as C
+from horizax.grid import mission_tokens, missions
+from horizax.grid.babyai import level
+from horizax.grid.babyai import verifiers as V
+from horizax.grid.environment import Environment, Timestep
+from tests.grid import distribution as dist
+from tests.grid import minigrid_bridge as bridge
+from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array
+
+
+class Programs(NamedTuple):
+    """A level's environment (no autoreset) and its jitted step, `level.begin` and view."""
+
+    env: Environment
+    step: Any
+    begin: Any
+    view: Any
+
+
+@functools.cache
+def programs(env_id: str, kinds: tuple[int, ...] | None = None) -> Programs:
+    """``env_id``'s programs, jitted once; ``kinds``: the level's instruction kinds, if any."""
+    env = horizax.make(env_id).disable_autoreset()
+    room_size = env.width
+    extra = {} if kinds is None else {"kinds": kinds}
+
+    def begin(state, instr):
+        return level.begin(state, instr, room_size=room_size, **extra)
+
+    return Programs(env, jax.jit(env.step), jax.jit(begin), jax.jit(env.observation_fn))
+
+
+def copied_in(mg: Any, progs: Programs) -> Timestep:
+    """A first timestep holding MiniGrid's layout and instruction."""
+    blank = np.zeros(mission_tokens.MISSION_LENGTH, np.int32)
+    state = bridge.state_from_minigrid(mg, mission_fn=lambda _: blank)
+    state = progs.begin(state, instr_array(mg.instrs))
+    return Timestep(
+        observation=progs.view(state),
+        action=jnp.int32(-1),
+        reward=jnp.float32(0.0),
+        step_type=jnp.int32(0),
+        state=state,
+        info={},
+    )
+
+
+def face_other_object(mg: Any) -> int:
+    """Towards facing an object no description of the instruction matches, then ``done``."""
+    matched = {id(obj) for desc in descs_of(mg.instrs) for obj in desc.obj_set}
+    others = [
+        (x, y)
+        for x in range(mg.grid.width)
+        for y in range(mg.grid.height)
+        if (obj := mg.grid.get(x, y)) is not None
+        and obj.type in ("key", "ball", "box")
+        and id(obj) not in matched
+    ]
+    fx, fy = mg.front_pos
+    if not others or (int(fx), int(fy)) in others:
+        return C.DONE
+    action = dist._first_action_to_face(
+        mg.grid.encode(), mg.agent_pos, int(mg.agent_dir), others[0]
+    )
+    return C.DONE if action is None else action
+
+
+def play(
+    env_id: str,
+    seed: int,
+    progs: Programs,
+    policies: Sequence[str] = ("bot", "random", "fail", "bot", "random", "fail"),
+) -> dict[str, int]:
+    """``policies``' episodes of ``env_id`` in lockstep with MiniGrid; returns their counts.
+
+    ``progs`` may be another level's programs when the two differ in their layouts alone
+    (the caller checks that): one compile serves them all.
+    """
+    env, step, _, view = progs
+    strict = env_id.endswith("Debug-v0")
+    mg = bridge.minigrid_env(env_id)
+    rng = np.random.default_rng(seed)
+    counts = {"bot_success": 0, "random": 0, "failure": 0, "steps": 0}
+    for episode, policy in enumerate(policies):
+        mg.reset(seed=seed * 100 + episode)
+        ts = copied_in(mg, progs)
+        assert int(ts.state.max_steps) == mg.max_steps
+        assert missions.mission_text(ts.state) == mg.mission
+        np.testing.assert_array_equal(np.asarray(view(ts.state)), mg.gen_obs()["image"])
+        bot = baby_ai_bot.BabyAIBot(mg) if policy == "bot" else None
+        while True:
+            if bot is not None:
+                action = int(bot.replan())
+            elif policy == "fail":
+                action = face_other_object(mg)
+                if strict and action == C.DONE:
+                    action = C.PICKUP  # the wrong object, faced: strict fails
+            else:
+                action = int(rng.integers(C.NUM_ACTIONS))
+            where = f"{env_id} episode {episode} ({policy}) step {mg.step_count}"
+            obs, reward, terminated, truncated, _ = mg.step(action)
+            ts = step(ts, jnp.int32(action))
+            bridge.assert_same_state(env, ts, mg, where)
+            np.testing.assert_array_equal(
+                np.asarray(view(ts.state)), obs["image"], err_msg=f"image {where}"
+            )
+            assert np.float32(ts.reward) == np.float32(reward), f"reward {where}"
+            assert bool(ts.is_termination()) == terminated, f"terminated {where}"
+            assert bool(ts.is_truncation()) == (truncated and not terminated), where
+            counts["steps"] += 1
+            if terminated or truncated:
+                break
+        if policy == "bot":
+            assert terminated and reward > 0, f"{env_id}: the bot did not succeed"
+            counts["bot_success"] += 1
+        elif policy == "fail":
+            # strict: the wrong pickup terminates with 0; otherwise the time limit ends it
+            ended = terminated if strict else truncated and not terminated
+            assert reward == 0 and ended, f"{env_id}: the failure ended wrongly"
+            counts["failure"] += 1
+        else:
+            counts["random"] += 1
+    return counts
+
+
+PICKUP_KINDS = (V.Instr.PICKUP,)
+PUT_NEXT_KINDS = (V.Instr.PUT_NEXT,)
