@@ -28,6 +28,12 @@ IDS = registered_ids()
 SAMPLE = ["MiniGrid-DoorKey-5x5-v0", "MiniGrid-Dynamic-Obstacles-5x5-v0", "Maze-v0"]
 
 
+@pytest.fixture(autouse=True)
+def _logs_in_tmp_path(tmp_path, monkeypatch):
+    # SB3's logger makes a folder per model, by default in the system's temp directory.
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
+
+
 def make(env_id: str):
     env = gymnasium.make(f"horizax/{env_id}")
     if env_id.startswith(("MiniGrid-", "BabyAI-")):
