@@ -5,7 +5,7 @@ episode boundary, autoreset), the checks whose outcome depends on its constants.
 `check_env` (a vmapped batch equals the per-environment rollouts, one trace per jitted
 function, ``disable_autoreset``) is decided by the code alone, so the full `check_env` runs
 on one id of each family: the ids whose environments run the same functions and differ only
-in numeric constants (sizes, time limits, counts), as `_family` reads them off the built
+in numeric constants (sizes, time limits, counts), as `tests.families` reads them off the built
 environments. Ids of the same registration module in different families (Unlock and
 UnlockPickup terminate differently; Memory's fixed-length ids turn off `autoreset_rounds`)
 each get their own full check.
@@ -13,11 +13,7 @@ each get their own full check.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-from collections.abc import Hashable
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 import pytest
@@ -32,68 +28,11 @@ from horizax.orbital import registration as orbital_registration
 from horizax.testing import check_env
 from horizax.testing.conformance import check_rollouts
 from horizax.testing.harness import assert_in_space
+from tests import families
 
-
-def _code(obj: Any, depth: int = 0) -> Hashable:
-    """What of ``obj`` decides which program it traces: functions, bools, None; not numbers.
-
-    A function is named by module and qualified name (one ``def``: one code object) together
-    with what its closure cells and default arguments hold; containers and dataclasses by
-    their items. Numbers, strings and arrays (sizes, counts, encodings) are left out: they
-    are the constants that ids of one family differ in. Bools and None are kept, as they
-    usually switch code paths (a random start, MiniGrid v0 versus v1, no dynamics).
-    """
-    if depth > 12:
-        return "..."
-    if obj is None or isinstance(obj, bool):
-        return obj
-    if isinstance(obj, functools.partial):
-        return ("partial", _code(obj.func, depth + 1), _code(obj.args, depth + 1))
-    wrapped = getattr(obj, "__wrapped__", None)  # jax.jit, functools.wraps
-    if wrapped is not None:
-        return ("wrapped", _code(wrapped, depth + 1))
-    if isinstance(obj, tuple | list):
-        return tuple(_code(item, depth + 1) for item in obj)
-    if isinstance(obj, dict):
-        return tuple((key, _code(value, depth + 1)) for key, value in sorted(obj.items()))
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        fields = dataclasses.fields(obj)
-        return (_type(obj), *((f.name, _code(getattr(obj, f.name), depth + 1)) for f in fields))
-    if getattr(obj, "__code__", None) is not None:
-        cells = tuple(_code(cell.cell_contents, depth + 1) for cell in obj.__closure__ or ())
-        defaults = _code(obj.__defaults__ or (), depth + 1)
-        return (obj.__module__, obj.__qualname__, cells, defaults)
-    if callable(obj) and not isinstance(obj, type):
-        return _type(obj)
-    return type(obj).__name__ if not isinstance(obj, int | float | str) else "constant"
-
-
-def _type(obj: Any) -> str:
-    return f"{type(obj).__module__}.{type(obj).__qualname__}"
-
-
-def _family(env_id: str) -> Hashable:
-    """The family of ``env_id``: the code its environment runs, constants left out."""
-    env = horizax.make(env_id)
-    return (_type(env), _code(env))
-
-
-def _families() -> dict[Hashable, list[str]]:
-    out: dict[Hashable, list[str]] = {}
-    for env_id in horizax.registered_ids():
-        out.setdefault(_family(env_id), []).append(env_id)
-    return out
-
-
-def _grid_area(env_id: str) -> int:
-    env = horizax.make(env_id)
-    return getattr(env, "width", 0) * getattr(env, "height", 0)
-
-
-FAMILIES = _families()
-# The smallest id of each family gets the full `check_env`: the same code, compiled fastest.
-FULLY_CHECKED = sorted(min(ids, key=lambda i: (_grid_area(i), i)) for ids in FAMILIES.values())
+FULLY_CHECKED = families.REPRESENTATIVES
 ROLLOUTS_ONLY = sorted(set(horizax.registered_ids()) - set(FULLY_CHECKED))
+FAMILIES = families.FAMILIES
 
 
 def _registration_module(env_id: str) -> ModuleType:
@@ -117,7 +56,7 @@ def test_check_rollouts(env_id):
 def test_every_family_gets_the_full_check():
     ids = horizax.registered_ids()
     assert sorted(FULLY_CHECKED + ROLLOUTS_ONLY) == ids, "an id is checked twice or never"
-    # Independently of `_family`: every registration module and every module defining a
+    # Independently of `families.family`: every registration module and every module defining a
     # layout function has a fully checked id.
     modules = {_registration_module(env_id).__name__ for env_id in ids}
     assert modules == {_registration_module(env_id).__name__ for env_id in FULLY_CHECKED}
@@ -131,11 +70,11 @@ def test_every_family_gets_the_full_check():
     # A family never spans two registration modules, and each family has a full check.
     for family, members in FAMILIES.items():
         assert len({_registration_module(i) for i in members}) == 1, members
-        assert {_family(i) for i in FULLY_CHECKED if i in members} == {family}
+        assert {families.family(i) for i in FULLY_CHECKED if i in members} == {family}
 
 
 def test_families_group_by_code_not_constants():
-    family = {env_id: _family(env_id) for env_id in horizax.registered_ids()}
+    family = {env_id: families.family(env_id) for env_id in horizax.registered_ids()}
     # Sizes and time limits alone: one family.
     sizes = [f"MiniGrid-DoorKey-{n}x{n}-v0" for n in (5, 6, 8, 16)]
     assert len({family[i] for i in sizes}) == 1
@@ -153,9 +92,11 @@ def test_families_group_by_code_not_constants():
         env.replace(autoreset_rounds=False),
         env.replace(observation_fn=observations.symbolic),
     ]
-    codes = {_code(e) for e in [env, *changed]}
+    codes = {families.code(e) for e in [env, *changed]}
     assert len(codes) == 1 + len(changed), "a change of code kept the family"
-    assert _code(env.replace(max_steps=7)) == _code(env), "a constant changed the family"
+    assert families.code(env.replace(max_steps=7)) == families.code(env), (
+        "a constant changed the family"
+    )
 
 
 def test_check_rollouts_through_the_protocol_view():
