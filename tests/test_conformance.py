@@ -5,7 +5,7 @@ episode boundary, autoreset), the checks whose outcome depends on its constants.
 `check_env` (a vmapped batch equals the per-environment rollouts, one trace per jitted
 function, ``disable_autoreset``) is decided by the code alone, so the full `check_env` runs
 on one id of each family: the ids whose environments run the same functions and differ only
-in numeric constants (sizes, time limits, counts), as `tests.families` reads them off the built
+in numeric constants (sizes, time limits, counts), as `tests.code_families` reads them off the built
 environments. Ids of the same registration module in different families (Unlock and
 UnlockPickup terminate differently; Memory's fixed-length ids turn off `autoreset_rounds`)
 each get their own full check.
@@ -28,7 +28,7 @@ from horizax.orbital import registration as orbital_registration
 from horizax.testing import check_env
 from horizax.testing.conformance import check_rollouts
 from horizax.testing.harness import assert_in_space
-from tests import families
+from tests import code_families as families
 
 FULLY_CHECKED = families.REPRESENTATIVES
 ROLLOUTS_ONLY = sorted(set(horizax.registered_ids()) - set(FULLY_CHECKED))

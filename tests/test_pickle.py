@@ -18,7 +18,7 @@ from horizax.grid import constants as C
 from horizax.grid import observations, terminations
 from horizax.grid.environment import Environment
 from horizax.grid.state import make_state, walled_grid
-from tests import families
+from tests import code_families as families
 
 IDS = horizax.registered_ids()
 # A few families with different layout machinery, for the always-run behaviour check.
@@ -110,7 +110,7 @@ def test_every_unpickled_family_traces_the_same_reset_and_step(env_id):
     """The unpickled environment (and protocol view) computes what the original does: equal
     jaxprs and constants for reset and step. Tracing, not running: compiling every id twice
     costs minutes, and equal programs give equal results (the quick test above runs some).
-    One id of each family (`tests.families`: the same code, other constants); every id's
+    One id of each family (`tests.code_families`: the same code, other constants); every id's
     constants survive the round trip by the equality test above."""
     key = jax.random.PRNGKey(0)
     env = horizax.make(env_id)
