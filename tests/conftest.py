@@ -1,20 +1,14 @@
 """Session setup: how the tests compile, and JAX's opt-in persistent compilation cache.
 
-Most of the suite's time is compilation, so XLA's CPU backend compiles the tests' programs
-for compile time, with two ``XLA_FLAGS``:
-
-* ``--xla_backend_optimization_level=0`` (LLVM optimisation level 0): about a fifth less;
-* ``--xla_cpu_use_fusion_emitters=false`` (XLA's older loop emitters for fusions, which
-  hand LLVM less code): a third to a half less again on the costly families (BabyAI's
-  PickupLoc ``check_env``: 25 s to 16 s of backend compile; ObstructedMaze-1Dlhb: 8 s to 4 s).
-
-Neither changes an integer result (the golden layout and rollout hashes are bit-exact with
-and without them). Float transcendentals can differ in the last bit: the orbital comparison
-with orbitalgym's recording compiles its replay with XLA's defaults (level 2, fusion
-emitters), where a tank burnt to its last gram must read exactly zero as it did there.
+XLA's CPU backend compiles the tests' programs at LLVM optimisation level 0
+(``--xla_backend_optimization_level=0`` in ``XLA_FLAGS``): most of the suite's time is
+compilation, this cuts it by about a fifth, and it changes no integer result (the golden
+layout and rollout hashes are bit-exact at both levels). Float transcendentals can differ
+in the last bit: the orbital comparison with orbitalgym's recording compiles its replay at
+level 2, where a tank burnt to its last gram must read exactly zero as it did there.
 The benchmarks, `horizax run` and users' programs keep XLA's default.
-``HORIZAX_TEST_XLA_DEFAULT=1`` tests the default code generation instead; a flag already in
-``XLA_FLAGS`` is left as it is.
+``HORIZAX_TEST_XLA_DEFAULT=1``, or an ``XLA_FLAGS`` that already sets the level, tests the
+default code generation instead.
 
 The cache is opt-in: set ``HORIZAX_TEST_JAX_CACHE`` to a directory to turn it on (unset,
 or ``off``, ``0``, ``false``, ``no``, empty: off). A warm cache shortens compile-bound
@@ -34,16 +28,14 @@ import jax
 from hypothesis import HealthCheck, settings
 
 _OFF = {"", "0", "off", "false", "no"}
-_FAST_COMPILE = {"--xla_backend_optimization_level": "0", "--xla_cpu_use_fusion_emitters": "false"}
+_OPT_LEVEL = "--xla_backend_optimization_level"
 
 
 def _test_xla_flags(flags: str) -> str:
-    """``XLA_FLAGS`` for the test run: the compile-time flags added unless asked for the
-    default, each unless ``flags`` already sets it."""
-    if os.environ.get("HORIZAX_TEST_XLA_DEFAULT", "").lower() not in _OFF:
+    """``XLA_FLAGS`` for the test run: level 0 added unless asked for the default."""
+    if _OPT_LEVEL in flags or os.environ.get("HORIZAX_TEST_XLA_DEFAULT", "").lower() not in _OFF:
         return flags
-    added = [f"{name}={value}" for name, value in _FAST_COMPILE.items() if name not in flags]
-    return " ".join([flags, *added]).strip()
+    return f"{flags} {_OPT_LEVEL}=0".strip()
 
 
 # Read when the backend starts (the first computation), which no import here triggers;

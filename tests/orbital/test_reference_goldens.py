@@ -36,8 +36,8 @@ from horizax.orbital.rollout import episode_mask
 from horizax.orbital.sampling import ConstantMass, ICSpec, RelativeEllipse, UniformMass
 
 GOLDENS = Path(__file__).parent / "reference" / "goldens"
-# XLA's default code generation, as orbitalgym's recording had (the suite compiles for
-# compile time: tests/conftest.py).
+# XLA's default code generation, as orbitalgym's recording had (the suite compiles at
+# optimisation level 0 for compile time: tests/conftest.py).
 _DEFAULT_CODEGEN = {"xla_backend_optimization_level": "2", "xla_cpu_use_fusion_emitters": True}
 pytestmark = pytest.mark.reference
 
