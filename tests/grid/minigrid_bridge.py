@@ -122,8 +122,13 @@ def timestep_from_minigrid(
     """A first `Timestep` of ``env`` holding MiniGrid's current state (the family's private
     state zeroed, in the structure its layouts produce)."""
     state = state_from_minigrid(mg, key, mission_fn, zero_extra(env))
+    return first_timestep(state, _jitted_observation(env)(state))
+
+
+def first_timestep(state: State, observation: Any) -> Timestep:
+    """The `Timestep` that starts an episode at ``state`` (no action yet, reward 0)."""
     return Timestep(
-        observation=_jitted_observation(env)(state),
+        observation=observation,
         action=jnp.int32(-1),
         reward=jnp.float32(0.0),
         step_type=jnp.int32(0),

@@ -59,14 +59,7 @@ def copied_in(mg: Any, progs: Programs) -> Timestep:
     blank = np.zeros(mission_tokens.MISSION_LENGTH, np.int32)
     state = bridge.state_from_minigrid(mg, mission_fn=lambda _: blank)
     state = progs.begin(state, instr_array(mg.instrs))
-    return Timestep(
-        observation=progs.view(state),
-        action=jnp.int32(-1),
-        reward=jnp.float32(0.0),
-        step_type=jnp.int32(0),
-        state=state,
-        info={},
-    )
+    return bridge.first_timestep(state, progs.view(state))
 
 
 def face_other_object(mg: Any) -> int:

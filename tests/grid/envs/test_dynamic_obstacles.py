@@ -107,14 +107,7 @@ class ObstacleSync:
 
         def replay(prev: State, action, grid, order) -> Timestep:
             inject = env.replace(dynamics_fn=lambda s, a, k: s.replace(grid=grid, extra=order))
-            start = Timestep(
-                observation=env.observation_fn(prev),
-                action=jnp.int32(-1),
-                reward=jnp.float32(0.0),
-                step_type=jnp.int32(0),
-                state=prev,
-                info={},
-            )
+            start = bridge.first_timestep(prev, env.observation_fn(prev))
             return inject.step(start, action)
 
         self.replay = jax.jit(replay)
