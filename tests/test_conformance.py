@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+import jax
 import numpy as np
 import pytest
 
@@ -26,8 +27,8 @@ from horizax.grid.missions import mission_space
 from horizax.maze import registration as maze_registration
 from horizax.orbital import registration as orbital_registration
 from horizax.testing import check_env
-from horizax.testing.conformance import check_rollouts
-from horizax.testing.harness import assert_in_space
+from horizax.testing.conformance import check_rollouts, grid_driver
+from horizax.testing.harness import assert_in_space, rollout, stepped_rollout
 from tests import code_families as families
 
 FULLY_CHECKED = families.REPRESENTATIVES
@@ -117,6 +118,30 @@ def test_check_env_catches_a_broken_environment():
     broken = env.replace(reward_fn=lambda p, a, s: s.step_count.astype("float32") * float("nan"))
     with pytest.raises(AssertionError, match="non-finite reward"):
         check_env(broken)
+
+
+def test_check_env_catches_a_batch_that_differs_from_stepping():
+    # Python state read while tracing (a counter) makes each traced program differ: the
+    # vmapped scan, traced after jit(reset), starts its episodes elsewhere.
+    env = horizax.make("MiniGrid-Empty-5x5-v0")
+    traces = iter(range(1000))
+
+    def layout(key):
+        state = env.layout_fn(key)
+        return state.replace(agent_dir=(state.agent_dir + next(traces)) % 4)
+
+    broken = env.replace(layout_fn=layout)
+    with pytest.raises(AssertionError, match="vmap or scan differs from stepping"):
+        check_env(broken)
+
+
+def test_stepped_rollout_is_the_scanned_rollout():
+    driver = grid_driver(horizax.make("BabyAI-GoToRedBallGrey-v0"))
+    key = jax.random.PRNGKey(4)
+    scanned = jax.jit(lambda k: rollout(driver, k, 20))(key)
+    stepped = stepped_rollout(driver, jax.jit(driver.reset), jax.jit(driver.step), key, 20)
+    for x, y in zip(jax.tree.leaves(scanned), jax.tree.leaves(stepped), strict=True):
+        np.testing.assert_array_equal(np.asarray(x), y)
 
 
 def test_observation_checks_reject_nan_and_read_text_spaces():

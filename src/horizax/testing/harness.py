@@ -6,8 +6,8 @@ step counter. `check_driver` then verifies, on it:
 
 * ``reset`` and ``step`` work under `jax.jit` and each is traced exactly once across calls
   with new keys and actions;
-* a `jax.lax.scan` rollout is the same for the same key, and a `jax.vmap`-ped batch equals
-  the per-environment rollouts;
+* a `jax.vmap`-ped batch of `jax.lax.scan` rollouts is the same for the same keys, and each
+  environment's rollout equals the same episode played one jitted call at a time;
 * observations lie in ``observation_space`` at every step (dtypes and shapes included);
   rewards are finite f32;
 * episode boundaries: ``terminated`` and ``truncated`` are never both set, truncation happens
@@ -40,6 +40,8 @@ __all__ = [
     "check_driver",
     "check_rollout",
     "count_traces",
+    "rollout",
+    "stepped_rollout",
 ]
 
 
@@ -122,12 +124,17 @@ class Rollout(NamedTuple):
     outs: Any
 
 
+def _rollout_inputs(driver: Driver, key: Array, num_steps: int) -> tuple[Array, Array, Array]:
+    """The reset key, the ``num_steps`` random actions and the step keys of a rollout."""
+    reset_key, action_key, step_key = jax.random.split(key, 3)
+    actions = driver.action_space.sample(action_key, (num_steps,))
+    return reset_key, actions, jax.random.split(step_key, num_steps)
+
+
 def rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
     """``num_steps`` uniformly random actions from a reset, as one `jax.lax.scan`."""
-    reset_key, action_key, step_key = jax.random.split(key, 3)
+    reset_key, actions, keys = _rollout_inputs(driver, key, num_steps)
     first = driver.reset(reset_key)
-    actions = driver.action_space.sample(action_key, (num_steps,))
-    keys = jax.random.split(step_key, num_steps)
 
     def body(out: Any, inputs: tuple[Array, Array]) -> tuple[Any, Any]:
         action, step_key = inputs
@@ -138,13 +145,43 @@ def rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
     return Rollout(first, outs)
 
 
+def stepped_rollout(
+    driver: Driver,
+    reset: Callable[[Array], Any],
+    step: Callable[[Array, Any, Array], Any],
+    key: Array,
+    num_steps: int,
+) -> Rollout:
+    """`rollout`'s episode played one call at a time: ``reset`` once, then ``step`` in Python.
+
+    Args:
+        driver: the API whose random actions and keys the rollout draws.
+        reset: ``driver.reset``, or a jitted version of it.
+        step: ``driver.step``, or a jitted version of it.
+        key: PRNG key of the rollout, as `rollout` takes it.
+        num_steps: number of steps.
+
+    Returns:
+        The same `Rollout` as ``rollout(driver, key, num_steps)``, as numpy arrays.
+    """
+    reset_key, actions, keys = jax.jit(lambda k: _rollout_inputs(driver, k, num_steps))(key)
+    first = reset(reset_key)
+    out, outs = first, []
+    for i in range(num_steps):
+        out = step(keys[i], out, actions[i])
+        outs.append(jax.tree.map(np.asarray, out))
+    stacked = jax.tree.map(lambda *leaves: np.stack(leaves), *outs)
+    return Rollout(jax.tree.map(np.asarray, first), stacked)
+
+
 def _assert_same(a: Any, b: Any, message: str, index: int | None = None) -> None:
     for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
         x = np.asarray(x) if index is None else np.asarray(x)[index]
         np.testing.assert_array_equal(x, np.asarray(y), message)
 
 
-def _check_traces_once(driver: Driver) -> None:
+def _check_traces_once(driver: Driver) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """Checks each of jit(reset) and jit(step) traces once; returns the two jitted functions."""
     reset, reset_traces = count_traces(driver.reset)
     step, step_traces = count_traces(driver.step)
     out = reset(jax.random.PRNGKey(1))
@@ -155,6 +192,7 @@ def _check_traces_once(driver: Driver) -> None:
         out = reset(jax.random.PRNGKey(2 + i)) if i == 1 else out
     assert reset_traces[0] == 1, f"jit(reset) traced {reset_traces[0]} times, expected 1"
     assert step_traces[0] == 1, f"jit(step) traced {step_traces[0]} times, expected 1"
+    return reset, step
 
 
 def _check_boundaries(driver: Driver, outs: Any) -> None:
@@ -188,42 +226,51 @@ def check_rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
     Returns:
         The rollout from ``key``.
     """
-    return _check_rollout(driver, key, num_steps)[0]
-
-
-def _check_rollout(
-    driver: Driver, key: Array, num_steps: int
-) -> tuple[Rollout, Callable[[Array], Rollout]]:
     run = jax.jit(lambda k: rollout(driver, k, num_steps))
     result = run(key)
     _assert_same(result, run(key), "same key, different rollout")
+    _check_outputs(driver, result, batch_ndim=0)
+    _check_boundaries(driver, result.outs)
+    return result
 
-    assert_in_space(driver.observation_space, driver.observation(result.first), 0, "reset")
-    assert_in_space(driver.observation_space, driver.observation(result.outs), 1, "rollout")
+
+def _check_outputs(driver: Driver, result: Rollout, batch_ndim: int) -> None:
+    """Observations in their space, finite f32 rewards (``batch_ndim`` leading batch axes)."""
+    space = driver.observation_space
+    assert_in_space(space, driver.observation(result.first), batch_ndim, "reset")
+    assert_in_space(space, driver.observation(result.outs), batch_ndim + 1, "rollout")
     rewards = np.asarray(driver.reward(result.outs))
     assert rewards.dtype == np.float32, f"reward dtype {rewards.dtype}, expected float32"
     assert np.isfinite(rewards).all(), "non-finite reward"
-    _check_boundaries(driver, result.outs)
-    return result, run
 
 
 def check_driver(driver: Driver, key: Array, num_steps: int, batch: int) -> Rollout:
     """Runs the shared checks on ``driver``; raises `AssertionError` on the first failure.
 
+    Three programs: jit(reset) and jit(step), traced once each across calls, and a jitted,
+    vmapped scan of ``batch`` rollouts. The batch is checked as `check_rollout` checks one
+    rollout (same keys, same rollouts; spaces; rewards; every environment's episode
+    boundaries), and its last environment must equal the same episode played one jitted
+    call at a time (`stepped_rollout`): vmap and scan change nothing.
+
     Args:
         driver: the API to check, with a time limit short enough for episodes to end.
-        key: PRNG key of the rollouts.
+        key: PRNG key of the rollouts (split into ``batch`` keys).
         num_steps: length of the scanned rollouts.
         batch: number of environments in the vmapped rollout.
 
     Returns:
-        The rollout from ``key``, for the checks an API adds of its own.
+        The last environment's rollout (from the last of the ``batch`` keys), played one
+        call at a time, for the checks an API adds of its own.
     """
-    _check_traces_once(driver)
-    result, run = _check_rollout(driver, key, num_steps)
-
+    reset, step = _check_traces_once(driver)
     keys = jax.random.split(key, batch)
-    batched = jax.jit(jax.vmap(lambda k: rollout(driver, k, num_steps)))(keys)
-    # The unbatched reference is the already compiled `run`: same shapes, no new program.
-    _assert_same(batched, run(keys[batch - 1]), "vmap differs", index=batch - 1)
-    return result
+    run = jax.jit(jax.vmap(lambda k: rollout(driver, k, num_steps)))
+    batched = run(keys)
+    _assert_same(batched, run(keys), "same keys, different rollouts")
+    _check_outputs(driver, batched, batch_ndim=1)
+    for i in range(batch):
+        _check_boundaries(driver, jax.tree.map(lambda x, i=i: np.asarray(x)[i], batched.outs))
+    single = stepped_rollout(driver, reset, step, keys[batch - 1], num_steps)
+    _assert_same(batched, single, "vmap or scan differs from stepping", index=batch - 1)
+    return single
