@@ -6,9 +6,11 @@ compilation, this cuts it by about a fifth, and it changes no integer result (th
 layout and rollout hashes are bit-exact at both levels). Float transcendentals can differ
 in the last bit: the orbital comparison with orbitalgym's recording compiles its replay at
 level 2, where a tank burnt to its last gram must read exactly zero as it did there.
+Programs without transcendental float math also compile with XLA's older loop emitters,
+another third off (`tests.xla_codegen`, which says why float programs keep the default).
 The benchmarks, `horizax run` and users' programs keep XLA's default.
-``HORIZAX_TEST_XLA_DEFAULT=1``, or an ``XLA_FLAGS`` that already sets the level, tests the
-default code generation instead.
+``HORIZAX_TEST_XLA_DEFAULT=1`` tests the default code generation instead (an ``XLA_FLAGS``
+that already sets the level keeps that level).
 
 The cache is opt-in: set ``HORIZAX_TEST_JAX_CACHE`` to a directory to turn it on (unset,
 or ``off``, ``0``, ``false``, ``no``, empty: off). A warm cache shortens compile-bound
@@ -27,6 +29,8 @@ import os
 import jax
 from hypothesis import HealthCheck, settings
 
+from tests import xla_codegen
+
 _OFF = {"", "0", "off", "false", "no"}
 _OPT_LEVEL = "--xla_backend_optimization_level"
 
@@ -41,6 +45,8 @@ def _test_xla_flags(flags: str) -> str:
 # Read when the backend starts (the first computation), which no import here triggers;
 # xdist workers and the subprocesses tests start inherit it.
 os.environ["XLA_FLAGS"] = _test_xla_flags(os.environ.get("XLA_FLAGS", ""))
+if os.environ.get("HORIZAX_TEST_XLA_DEFAULT", "").lower() in _OFF:
+    xla_codegen.install()
 
 
 def _cache_dir() -> str | None:
