@@ -1,0 +1,115 @@
+"""Random-policy episodes of every BabyAI level against MiniGrid 3.2.0's, in distribution.
+
+The lockstep tests copy MiniGrid's layout in and prove every step; the reset-distribution
+tests prove the layouts. This proves the two together, as a user meets them: each side plays
+uniform random actions from its own resets (horizax's from JAX keys, MiniGrid's from its
+seeds) until the first episode ends, and each episode is reduced to its outcome (success:
+terminated with a positive reward; failure: terminated with reward 0, a strict level's wrong
+pickup; truncated: the time limit) and its length. Both features, and the two crossed, must
+share one distribution across the sides (chi-square homogeneity at `distribution.P_MIN`).
+
+Its power is what 400 MiniGrid episodes give: it catches a missing or extra outcome (a
+non-strict level's sample against its strict twin fails, p underflowing to 0) and shifted lengths,
+not a success rate a few points off (GoToRedBall's episodes against GoToRedBallNoDists'
+pass at p = 0.01). Those finer differences are the lockstep and reset tests' to catch.
+
+horizax's side steps without autoreset, so an episode's first end is read off its step
+type; one vmapped step program serves every level whose environments differ only in their
+layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+import pytest
+
+import horizax
+from horizax.core.step_type import StepType
+from horizax.grid.environment import Environment
+from horizax.grid.envs import babyai_goto, babyai_pickup, babyai_putnext
+from tests.grid import distribution as dist
+from tests.grid import minigrid_bridge as bridge
+
+pytestmark = [pytest.mark.reference, pytest.mark.slow]
+
+IDS = sorted({*babyai_goto.ENVIRONMENTS, *babyai_pickup.ENVIRONMENTS, *babyai_putnext.ENVIRONMENTS})
+N_OURS = 2000
+N_MINIGRID = 400
+LENGTH_BINS = 8
+SUCCESS, FAILURE, TRUNCATED = 0, 1, 2
+
+
+def _no_layout(key: Any) -> Any:
+    raise AssertionError("a step without autoreset drew a layout")
+
+
+_STEP = jax.jit(lambda env, ts, actions: jax.vmap(env.step)(ts, actions), static_argnums=0)
+
+
+def _outcome(reward: np.ndarray, step_type: np.ndarray) -> np.ndarray:
+    """i32[N]: SUCCESS, FAILURE or TRUNCATED of episodes that ended."""
+    return np.where(
+        reward > 0, SUCCESS, np.where(step_type == StepType.TERMINATION, FAILURE, TRUNCATED)
+    )
+
+
+def our_episodes(env: Environment, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Outcomes and lengths (i32[n] each) of ``n`` random episodes of ``env``."""
+    env = env.disable_autoreset()
+    keys = jax.random.split(jax.random.PRNGKey(seed), n)
+    timestep = jax.jit(jax.vmap(env.reset))(keys)
+    shared = env.replace(layout_fn=_no_layout, env_id="")  # the step never reads the layout
+    rng = np.random.default_rng(seed)
+    outcome, length = np.full(n, -1), np.zeros(n, np.int64)
+    for t in range(1, env.max_steps + 1):
+        actions = rng.integers(0, env.num_actions, n, dtype=np.int32)
+        timestep = _STEP(shared, timestep, actions)
+        step_type = np.asarray(timestep.step_type)
+        ended = (outcome < 0) & (step_type != StepType.TRANSITION)
+        outcome[ended] = _outcome(np.asarray(timestep.reward), step_type)[ended]
+        length[ended] = t
+        if (outcome >= 0).all():
+            break
+    assert (outcome >= 0).all(), "an episode outlived its time limit"
+    return outcome, length
+
+
+def minigrid_episodes(env_id: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Outcomes and lengths (i32[n] each) of MiniGrid's ``n`` random episodes of ``env_id``."""
+    mg = bridge.minigrid_env(env_id)
+    rng = np.random.default_rng(seed)
+    outcome, length = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    for i in range(n):
+        mg.reset(seed=seed + i)
+        for t in range(1, mg.max_steps + 1):
+            _, reward, terminated, truncated, _ = mg.step(int(rng.integers(mg.action_space.n)))
+            if terminated or truncated:
+                kind = StepType.TERMINATION if terminated else StepType.TRUNCATION
+                outcome[i] = _outcome(np.asarray(reward), np.asarray(kind))
+                length[i] = t
+                break
+        else:
+            raise AssertionError(f"MiniGrid's episode {i} outlived its time limit")
+    return outcome, length
+
+
+def _features(outcome: np.ndarray, length: np.ndarray, max_steps: int) -> dict[str, np.ndarray]:
+    bins = np.minimum((length - 1) * LENGTH_BINS // max_steps, LENGTH_BINS - 1)
+    return {"outcome": outcome, "length": bins, "outcome_and_length": outcome * LENGTH_BINS + bins}
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_random_episodes_match_minigrids(env_id):
+    env = horizax.make(env_id)
+    ours = _features(*our_episodes(env, N_OURS), env.max_steps)
+    theirs = _features(*minigrid_episodes(env_id, N_MINIGRID), env.max_steps)
+    rates = [
+        np.bincount(side["outcome"], minlength=3) / N
+        for side, N in ((ours, N_OURS), (theirs, N_MINIGRID))
+    ]
+    for name in ours:
+        _, _, p = dist.chi_square_homogeneity(ours[name], theirs[name])
+        assert p >= dist.P_MIN, f"{env_id} {name}: p = {p:.2e}; outcome rates {rates}"
