@@ -25,7 +25,6 @@ import horizax
 from horizax.grid import constants as C
 from horizax.grid import mission_tokens, missions
 from horizax.grid.babyai import level
-from horizax.grid.babyai import verifiers as V
 from horizax.grid.environment import Environment, Timestep
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
@@ -42,14 +41,13 @@ class Programs(NamedTuple):
 
 
 @functools.cache
-def programs(env_id: str, kinds: tuple[int, ...] | None = None) -> Programs:
-    """``env_id``'s programs, jitted once; ``kinds``: the level's instruction kinds, if any."""
+def programs(env_id: str) -> Programs:
+    """``env_id``'s programs, jitted once (`level.begin` with the level's instruction kinds)."""
     env = horizax.make(env_id).disable_autoreset()
-    room_size = env.width
-    extra = {} if kinds is None else {"kinds": kinds}
+    room_size, kinds = env.width, level.level_kinds(env)
 
     def begin(state, instr):
-        return level.begin(state, instr, room_size=room_size, **extra)
+        return level.begin(state, instr, room_size=room_size, kinds=kinds)
 
     return Programs(env, jax.jit(env.step), jax.jit(begin), jax.jit(env.observation_fn))
 
@@ -138,7 +136,3 @@ def play(
         else:
             counts["random"] += 1
     return counts
-
-
-PICKUP_KINDS = (V.Instr.PICKUP,)
-PUT_NEXT_KINDS = (V.Instr.PUT_NEXT,)

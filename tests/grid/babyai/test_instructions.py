@@ -18,8 +18,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import horizax
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
+from horizax.grid.babyai import level
 from horizax.grid.babyai import surface as S
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.state import State
@@ -269,3 +271,11 @@ def test_one_trace_serves_every_kind_under_jit_and_vmap() -> None:
         first = cur
         assert status.shape == (4,) and status.dtype == jnp.int32, "one status per instruction"
     assert len(traces) == 1, "one trace for every kind and step"
+
+
+def test_level_kinds_are_read_off_the_environment():
+    assert level.level_kinds(horizax.make("BabyAI-GoToLocal-v0")) == (V.Instr.GOTO,)
+    assert level.level_kinds(horizax.make("BabyAI-PickupLoc-v0")) == (V.Instr.PICKUP,)
+    assert level.level_kinds(horizax.make("BabyAI-PutNextLocal-v0")) == (V.Instr.PUT_NEXT,)
+    with pytest.raises(ValueError, match="env: 'MiniGrid-Empty-5x5-v0' is not a BabyAI level"):
+        level.level_kinds(horizax.make("MiniGrid-Empty-5x5-v0"))

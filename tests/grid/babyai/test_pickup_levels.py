@@ -29,8 +29,7 @@ N_RESETS = 2000
 
 def play(env_id: str, seed: int) -> dict[str, int]:
     """Bot, random and failing episodes of ``env_id`` in lockstep; returns their outcomes."""
-    kinds = lockstep.PUT_NEXT_KINDS if "PutNext" in env_id else lockstep.PICKUP_KINDS
-    return lockstep.play(env_id, seed, lockstep.programs(env_id, kinds))
+    return lockstep.play(env_id, seed, lockstep.programs(env_id))
 
 
 @pytest.mark.reference

@@ -126,7 +126,24 @@ def verdict_recorder(
         )
         return state.replace(extra=level.replace(progress=progress, status=status))
 
+    record_verdict.kinds = kinds  # type: ignore[attr-defined]  # read back by `level_kinds`
     return record_verdict
+
+
+def level_kinds(env: Any) -> tuple[int, ...]:
+    """The `verifiers.Instr` kinds a BabyAI level draws, read off its verdict recorder.
+
+    Args:
+        env: a `horizax.grid.Environment` made from a BabyAI id.
+
+    Raises:
+        ValueError: ``env`` is not a BabyAI level (its ``post_action_fn`` is not a
+            `verdict_recorder`).
+    """
+    kinds = getattr(getattr(env, "post_action_fn", None), "kinds", None)
+    if kinds is None:
+        raise ValueError(f"env: {getattr(env, 'env_id', env)!r} is not a BabyAI level")
+    return kinds
 
 
 def instruction_succeeded(prev_state: State, action: Array, state: State) -> Array:
