@@ -54,6 +54,7 @@ FAMILY_IDS = (
     "MiniGrid-RedBlueDoors-6x6-v0",
     "MiniGrid-UnlockPickup-v0",
     "BabyAI-GoToObjS4-v0",
+    "BabyAI-OneRoomS8-v0",
     "BabyAI-PickupDist-v0",
     "BabyAI-PutNextLocal-v0",
 )

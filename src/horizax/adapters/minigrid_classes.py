@@ -39,6 +39,7 @@ __all__ = [
     "ObstructedMaze_1Dlhb",
     "ObstructedMaze_Full",
     "ObstructedMaze_Full_V1",
+    "OneRoomS8",
     "PickupDist",
     "PickupLoc",
     "PlaygroundEnv",
@@ -144,6 +145,10 @@ class ObstructedMaze_Full(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
 
 class ObstructedMaze_Full_V1(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
     """MiniGrid's ``ObstructedMaze_Full_V1`` ids, played by horizax."""
+
+
+class OneRoomS8(GymnasiumEnv):
+    """MiniGrid's ``OneRoomS8`` ids (every room size), played by horizax."""
 
 
 class PickupDist(GymnasiumEnv):

@@ -55,6 +55,7 @@ _CLASSES = {
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
+    "BabyAI-OneRoomS": "OneRoomS8",  # every room size: MiniGrid's class takes it
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too

@@ -14,6 +14,7 @@ from typing import Any
 from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
     babyai_goto,
+    babyai_oneroom,
     babyai_pickup,
     babyai_putnext,
     crossing,
@@ -60,6 +61,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_goto,  # BabyAI's levels after MiniGrid's classic families
     babyai_pickup,
     babyai_putnext,
+    babyai_oneroom,
 )
 
 
