@@ -168,6 +168,34 @@ def termination(prev_state: State, action: Array, state: State) -> Array:
     return state.extra.status != V.Status.CONTINUE
 
 
+def one_room_level(
+    env_id: str,
+    *,
+    room_size: int,
+    layout_fn: LayoutFn,
+    kinds: tuple[int, ...],
+    num_navs: int = 1,
+) -> Callable[..., Any]:
+    """`level_factory` of a level in a single room (``num_rows = num_cols = 1``).
+
+    Args:
+        env_id: MiniGrid's id.
+        room_size: the room side, walls included.
+        layout_fn: ``key -> State`` built with `begin`.
+        kinds: the `verifiers.Instr` kinds the level draws.
+        num_navs: MiniGrid's ``num_navs_needed`` (1 for an action, 2 for PutNext).
+    """
+    return level_factory(
+        env_id,
+        room_size=room_size,
+        num_rows=1,
+        num_cols=1,
+        num_navs=num_navs,
+        layout_fn=layout_fn,
+        kinds=kinds,
+    )
+
+
 def level_factory(
     env_id: str,
     *,

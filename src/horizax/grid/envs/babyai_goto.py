@@ -305,12 +305,9 @@ def _entry(name: str, room_size: int, kinds, colours, target_among: int, pairs=N
     LEVELS[env_id] = (room_size, goto_spec(tuple(kinds), tuple(colours), target_among))
     if pairs is not None:
         PAIRS[env_id] = pairs
-    return env_id, level.level_factory(
+    return env_id, level.one_room_level(
         env_id,
         room_size=room_size,
-        num_rows=1,
-        num_cols=1,
-        num_navs=1,
         layout_fn=layout,
         kinds=(V.Instr.GOTO,),
     )

@@ -113,12 +113,9 @@ def _entry(room_size: int):
     def layout(key: Array) -> State:
         return draw_one_room(key, room_size=room_size)
 
-    return env_id, level.level_factory(
+    return env_id, level.one_room_level(
         env_id,
         room_size=room_size,
-        num_rows=1,
-        num_cols=1,
-        num_navs=1,
         layout_fn=layout,
         kinds=KINDS,
     )

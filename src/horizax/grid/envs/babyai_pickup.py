@@ -156,12 +156,9 @@ def _entry(name: str, strict: bool):
     def layout(key: Array) -> State:
         return draw_pickup_dist(key, strict=strict)
 
-    return env_id, level.level_factory(
+    return env_id, level.one_room_level(
         env_id,
         room_size=ROOM.room_size,
-        num_rows=1,
-        num_cols=1,
-        num_navs=1,
         layout_fn=layout,
         kinds=(V.Instr.PICKUP,),
     )
@@ -302,12 +299,9 @@ ENVIRONMENTS = dict(
         _entry("PickupDistDebug-v0", True),
         (
             "BabyAI-PickupLoc-v0",
-            level.level_factory(
+            level.one_room_level(
                 "BabyAI-PickupLoc-v0",
                 room_size=LOC_ROOM.room_size,
-                num_rows=1,
-                num_cols=1,
-                num_navs=1,
                 layout_fn=draw_pickup_loc,
                 kinds=(V.Instr.PICKUP,),
             ),

@@ -141,11 +141,9 @@ def _entry(name: str, room_size: int, count: int):
     layout = functools.partial(
         draw_put_next, room_size=room_size, count=count, attempts=ATTEMPTS[room_size]
     )
-    return env_id, level.level_factory(
+    return env_id, level.one_room_level(
         env_id,
         room_size=room_size,
-        num_rows=1,
-        num_cols=1,
         num_navs=2,
         layout_fn=layout,
         kinds=(V.Instr.PUT_NEXT,),
