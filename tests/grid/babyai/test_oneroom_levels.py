@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from horizax.grid import constants as C
+from horizax.grid.babyai import one_room
 from horizax.grid.envs import babyai_oneroom
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
@@ -39,7 +40,7 @@ def test_the_ball_avoids_the_rooms_centre_and_its_neighbours():
     # is placed; interior coordinates are one less.
     for size in babyai_oneroom.ROOM_SIZES:
         side, centre = size - 2, size // 2 - 1
-        cells = babyai_oneroom.ball_cells(size)
+        cells = one_room.object_cells(size)
         xs, ys = np.divmod(cells, side)
         assert (np.abs(xs - centre) + np.abs(ys - centre) >= 2).all()
         assert len(cells) == side * side - 5, size

@@ -37,7 +37,7 @@ from jax import Array
 
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
-from horizax.grid.babyai import level
+from horizax.grid.babyai import level, one_room
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import draw_digits
@@ -45,27 +45,6 @@ from horizax.grid.state import State, make_state
 
 ROOM_SIZES = (8, 12, 16, 20)
 KINDS = (V.Instr.PICKUP,)
-
-
-def ball_cells(room_size: int) -> np.ndarray:
-    """i32[K]: the interior cells (``x * side + y``, interior coordinates) the ball may take,
-    at Manhattan distance >= 2 from the placeholder agent position (the room's centre)."""
-    side = room_size - 2
-    centre = RoomGrid(room_size=room_size, num_rows=1, num_cols=1).default_agent_pos() - 1
-    xs, ys = np.divmod(np.arange(side * side), side)
-    return np.flatnonzero(np.abs(xs - centre[0]) + np.abs(ys - centre[1]) >= 2).astype(np.int32)
-
-
-def _admissible_poses(ball: Array, side: int) -> Array:
-    """bool[side * side * 4]: ``(cell, direction)`` pairs (``cell * 4 + direction``) off the
-    ball's cell and not facing it (``RoomGrid.place_agent``'s redraw rule)."""
-    xs, ys = np.divmod(np.arange(side * side), side)
-    bx, by = ball // side, ball % side
-    facing = jnp.stack(
-        [(xs + dx == bx) & (ys + dy == by) for dx, dy in C.DIR_TO_VEC], axis=1
-    )  # [cell, direction]
-    off_ball = jnp.arange(side * side) != ball
-    return (off_ball[:, None] & ~facing).reshape(-1)
 
 
 def draw_one_room(key: Array, *, room_size: int) -> State:
@@ -79,11 +58,13 @@ def draw_one_room(key: Array, *, room_size: int) -> State:
         The first `State`, `level.begin` applied.
     """
     side = room_size - 2
-    cells = ball_cells(room_size)
+    cells = one_room.object_cells(room_size)
+
+    def admissible(ball: Array) -> Array:
+        return one_room.admissible_poses(one_room.occupied(ball, side))
 
     def pose_count(digits: list[Array]) -> Array:
-        ball = jnp.asarray(cells)[digits[1]]
-        return jnp.sum(_admissible_poses(ball, side), dtype=jnp.int32)
+        return jnp.sum(admissible(jnp.asarray(cells)[digits[1]]), dtype=jnp.int32)
 
     bounds = [C.NUM_COLORS, len(cells), side * side * 4]
     colour, cell_rank, pose_rank = draw_digits(key, bounds, [C.NUM_COLORS, len(cells), pose_count])
@@ -95,11 +76,7 @@ def draw_one_room(key: Array, *, room_size: int) -> State:
     obj = jnp.stack([jnp.int32(C.BALL), colour, jnp.int32(0)]).astype(jnp.uint8)
     grid = jnp.where(at[..., None], obj, jnp.asarray(room.walls()))
 
-    # The rank-th admissible pose: the number of poses with at most ``rank`` admissible
-    # poses up to and including them.
-    admissible = _admissible_poses(ball, side)
-    pose = jnp.sum(jnp.cumsum(admissible.astype(jnp.int32)) <= pose_rank, dtype=jnp.int32)
-    cell, direction = pose // 4, pose % 4
+    cell, direction = one_room.nth_pose(admissible(ball), pose_rank)
     state = make_state(grid, jnp.stack([1 + cell // side, 1 + cell % side]), direction)
     instr = jnp.asarray(
         [V.Instr.PICKUP, 0, C.BALL, D.ANY, D.Loc.NONE, *([0] * D.DESC_SIZE)], jnp.int32

@@ -48,7 +48,7 @@ from jax import Array
 
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
-from horizax.grid.babyai import level
+from horizax.grid.babyai import level, one_room
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
@@ -63,39 +63,18 @@ NUM_PAIRS = len(KINDS) * C.NUM_COLORS
 NUM_POSES = SIDE * SIDE * 4  # (interior cell, direction)
 
 
-def _object_cells() -> np.ndarray:
-    """i32[20]: the interior cells (``x * SIDE + y``, interior coordinates) at Manhattan
-    distance >= 2 from the placeholder agent position (the room's centre)."""
-    centre = ROOM.default_agent_pos() - 1
-    xs, ys = np.divmod(np.arange(SIDE * SIDE), SIDE)
-    far = np.abs(xs - centre[0]) + np.abs(ys - centre[1]) >= 2
-    return np.flatnonzero(far).astype(np.int32)
+OBJECT_CELLS = one_room.object_cells(ROOM.room_size)  # i32[20]
 
 
-OBJECT_CELLS = _object_cells()
-
-
-def _occupied(digits: list[Array]) -> Array:
-    """bool[SIDE, SIDE]: the interior cells holding the objects of these draws."""
+def _admissible(digits: list[Array]) -> Array:
+    """bool[NUM_POSES]: the agent's admissible poses around the objects of these draws."""
     slots = distinct(digits[NUM_OBJECTS : 2 * NUM_OBJECTS])
     cells = jnp.asarray(OBJECT_CELLS)[jnp.stack(slots)]
-    return jnp.any(jnp.arange(SIDE * SIDE)[:, None] == cells[None, :], axis=1).reshape(SIDE, SIDE)
-
-
-def _admissible_poses(occupied: Array) -> Array:
-    """bool[NUM_POSES]: ``(cell, direction)`` pairs (``cell * 4 + direction``) on a free cell
-    and not facing an object (``RoomGrid.place_agent``'s redraw rule; a wall may be faced)."""
-    padded = jnp.pad(occupied, 1)  # the walls around the interior hold no object
-    xs, ys = np.divmod(np.arange(SIDE * SIDE), SIDE)
-    faces = []
-    for dx, dy in C.DIR_TO_VEC:
-        faces.append(padded[xs + 1 + dx, ys + 1 + dy])
-    facing = jnp.stack(faces, axis=1)  # [cell, direction]
-    return (~occupied.reshape(-1)[:, None] & ~facing).reshape(-1)
+    return one_room.admissible_poses(one_room.occupied(cells, SIDE))
 
 
 def _pose_count(digits: list[Array]) -> Array:
-    return jnp.sum(_admissible_poses(_occupied(digits)), dtype=jnp.int32)
+    return jnp.sum(_admissible(digits), dtype=jnp.int32)
 
 
 def draw_pickup_dist(key: Array, *, strict: bool) -> State:
@@ -127,11 +106,7 @@ def draw_pickup_dist(key: Array, *, strict: bool) -> State:
         obj = jnp.stack([kinds[i], colours[i], jnp.int32(0)]).astype(jnp.uint8)
         grid = jnp.where(at[..., None], obj, grid)
 
-    # The rank-th admissible pose: the number of poses with at most ``rank`` admissible
-    # poses up to and including them.
-    admissible = _admissible_poses(_occupied(digits))
-    pose = jnp.sum(jnp.cumsum(admissible.astype(jnp.int32)) <= pose_rank, dtype=jnp.int32)
-    cell, direction = pose // 4, pose % 4
+    cell, direction = one_room.nth_pose(_admissible(digits), pose_rank)
     state = make_state(grid, jnp.stack([1 + cell // SIDE, 1 + cell % SIDE]), direction)
 
     # MiniGrid's select_by: "type" (no colour), "color" (no kind) or "both".
@@ -192,13 +167,7 @@ _DESCS = np.array(
 _DESC_WEIGHTS = np.where(_DESCS[:, 2] == D.Loc.NONE, 4, 1).astype(np.int32)
 
 
-def _loc_object_cells() -> np.ndarray:
-    centre = LOC_ROOM.default_agent_pos() - 1
-    xs, ys = np.divmod(np.arange(LOC_SIDE * LOC_SIDE), LOC_SIDE)
-    return np.flatnonzero(np.abs(xs - centre[0]) + np.abs(ys - centre[1]) >= 2).astype(np.int32)
-
-
-LOC_OBJECT_CELLS = _loc_object_cells()
+LOC_OBJECT_CELLS = one_room.object_cells(LOC_ROOM.room_size)
 
 
 def _loc_objects(digits: list[Array]) -> tuple[Array, Array, Array]:
@@ -209,24 +178,14 @@ def _loc_objects(digits: list[Array]) -> tuple[Array, Array, Array]:
     return KINDS[0] + pairs // C.NUM_COLORS, pairs % C.NUM_COLORS, cells
 
 
-def _loc_occupied(cells: Array) -> Array:
-    flat = jnp.arange(LOC_SIDE * LOC_SIDE)[:, None] == cells[None, :]
-    return jnp.any(flat, axis=1).reshape(LOC_SIDE, LOC_SIDE)
-
-
-def _loc_poses(occupied: Array) -> Array:
-    """bool[cells * 4]: free cells, not facing an object (as `_admissible_poses`)."""
-    padded = jnp.pad(occupied, 1)
-    xs, ys = np.divmod(np.arange(LOC_SIDE * LOC_SIDE), LOC_SIDE)
-    facing = jnp.stack([padded[xs + 1 + dx, ys + 1 + dy] for dx, dy in C.DIR_TO_VEC], axis=1)
-    return (~occupied.reshape(-1)[:, None] & ~facing).reshape(-1)
+def _loc_poses(cells: Array) -> Array:
+    """bool[cells * 4]: the agent's admissible poses around objects on ``cells``."""
+    return one_room.admissible_poses(one_room.occupied(cells, LOC_SIDE))
 
 
 def _loc_pose(digits: list[Array]) -> tuple[Array, Array]:
     """The agent's interior cell and direction from the pose rank, ``digits[16]``."""
-    admissible = _loc_poses(_loc_occupied(_loc_objects(digits)[2]))
-    pose = jnp.sum(jnp.cumsum(admissible.astype(jnp.int32)) <= digits[2 * LOC_OBJECTS])
-    return pose // 4, pose % 4
+    return one_room.nth_pose(_loc_poses(_loc_objects(digits)[2]), digits[2 * LOC_OBJECTS])
 
 
 def _desc_weights(digits: list[Array]) -> Array:
@@ -257,7 +216,7 @@ def _loc_attempt(key: Array) -> tuple[State, Array, Array]:
     bounds += [len(LOC_OBJECT_CELLS) - i for i in range(LOC_OBJECTS)]
     radices: list = list(bounds)
     bounds += [LOC_SIDE * LOC_SIDE * 4, int(_DESC_WEIGHTS.sum())]
-    radices += [lambda d: jnp.sum(_loc_poses(_loc_occupied(_loc_objects(d)[2]))), _desc_total]
+    radices += [lambda d: jnp.sum(_loc_poses(_loc_objects(d)[2])), _desc_total]
     digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
     kinds, colours, cells = _loc_objects(digits)
     grid = jnp.asarray(LOC_ROOM.walls())
