@@ -6,9 +6,9 @@ agent, hand, image, mission string, max_steps, reward, terminated, truncated). T
 
 * ``bot``: MiniGrid's BabyAI bot, which must succeed (terminated, reward > 0);
 * ``random``: uniform actions, whatever the outcome;
-* ``fail``: turn to face an object no description of the instruction matches, then ``done``
-  until the time limit (truncated, reward 0); on a strict level (``...Debug``) pick that
-  object up instead, which must terminate with reward 0.
+* ``fail``: turn to face an object (or door) no description of the instruction matches,
+  then ``done`` until the time limit (truncated, reward 0); on a strict level (``...Debug``)
+  pick that object up, or toggle that door, instead, which must terminate with reward 0.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Programs(NamedTuple):
 def programs(env_id: str) -> Programs:
     """``env_id``'s programs, jitted once (`level.begin` with the level's instruction kinds)."""
     env = horizax.make(env_id).disable_autoreset()
-    room_size, kinds = env.width, level.level_kinds(env)
+    room_size, kinds = level.level_room_size(env), level.level_kinds(env)
 
     def begin(state, instr):
         return level.begin(state, instr, room_size=room_size, kinds=kinds)
@@ -68,7 +68,7 @@ def face_other_object(mg: Any) -> int:
         for x in range(mg.grid.width)
         for y in range(mg.grid.height)
         if (obj := mg.grid.get(x, y)) is not None
-        and obj.type in ("key", "ball", "box")
+        and obj.type in ("key", "ball", "box", "door")
         and id(obj) not in matched
     ]
     fx, fy = mg.front_pos
@@ -108,8 +108,10 @@ def play(
                 action = int(bot.replan())
             elif policy == "fail":
                 action = face_other_object(mg)
-                if strict and action == C.DONE:
-                    action = C.PICKUP  # the wrong object, faced: strict fails
+                if strict and action == C.DONE:  # the wrong object or door, faced
+                    front = mg.grid.get(*mg.front_pos)
+                    door = front is not None and front.type == "door"
+                    action = C.TOGGLE if door else C.PICKUP  # strict fails
             else:
                 action = int(rng.integers(C.NUM_ACTIONS))
             where = f"{env_id} episode {episode} ({policy}) step {mg.step_count}"

@@ -107,9 +107,9 @@ def begin(
     return state.replace(mission=instruction_tokens(instr, counts, kinds=kinds), extra=extra)
 
 
-@functools.cache  # one function per kinds: levels sharing it compare equal
+@functools.cache  # one function per (kinds, room size): levels sharing it compare equal
 def verdict_recorder(
-    kinds: tuple[int, ...] = V.ALL_KINDS,
+    kinds: tuple[int, ...] = V.ALL_KINDS, room_size: int | None = None
 ) -> Callable[[State, Array, State], State]:
     """The ``post_action_fn`` of a level drawing ``kinds``: MiniGrid's
     ``instrs.verify(action)`` after the step, its verdict stored in ``State.extra``.
@@ -117,6 +117,9 @@ def verdict_recorder(
     Args:
         kinds: static, the `verifiers.Instr` kinds the level draws (only their rules are
             compiled).
+        room_size: the level's room side, walls included, which `begin` needs to give the
+            level a new instruction (`level_room_size` reads it back; the verdict itself
+            does not depend on it). None: the grid's width (a one-room level).
     """
 
     def record_verdict(prev_state: State, action: Array, state: State) -> State:
@@ -127,6 +130,7 @@ def verdict_recorder(
         return state.replace(extra=level.replace(progress=progress, status=status))
 
     record_verdict.kinds = kinds  # type: ignore[attr-defined]  # read back by `level_kinds`
+    record_verdict.room_size = room_size  # type: ignore[attr-defined]  # `level_room_size`
     return record_verdict
 
 
@@ -144,6 +148,20 @@ def level_kinds(env: Any) -> tuple[int, ...]:
     if kinds is None:
         raise ValueError(f"env: {getattr(env, 'env_id', env)!r} is not a BabyAI level")
     return kinds
+
+
+def level_room_size(env: Any) -> int:
+    """The side of a BabyAI level's rooms, walls included (what `begin` takes).
+
+    Args:
+        env: a `horizax.grid.Environment` made from a BabyAI id.
+
+    Raises:
+        ValueError: ``env`` is not a BabyAI level.
+    """
+    level_kinds(env)  # raises for a non-BabyAI env
+    room_size = env.post_action_fn.room_size
+    return env.width if room_size is None else room_size
 
 
 def instruction_succeeded(prev_state: State, action: Array, state: State) -> Array:
@@ -226,7 +244,8 @@ def level_factory(
         layout_fn=layout_fn,
         observation_fn=observations.symbolic_first_person,
         see_through_walls=False,
-        post_action_fn=verdict_recorder(kinds),
+        # One-room levels keep the recorder every one-room level shares.
+        post_action_fn=verdict_recorder(kinds, None if num_rows == num_cols == 1 else room_size),
         reward_fn=reward,
         termination_fn=termination,
     )

@@ -34,11 +34,19 @@ def occupied(cells: Array, side: int) -> Array:
     return jnp.any(flat, axis=1).reshape(side, side)
 
 
-def admissible_poses(taken: Array) -> Array:
+def admissible_poses(taken: Array, doors: Array | None = None) -> Array:
     """bool[side * side * 4]: ``(cell, direction)`` pairs (``cell * 4 + direction``) on a
-    free cell and not facing an object (a wall may be faced); ``taken`` is bool[side, side]."""
+    free cell and not facing an object (a wall may be faced, a door may not).
+
+    Args:
+        taken: bool[side, side], the interior cells holding an object.
+        doors: bool[side + 2, side + 2], the room's cells walls included (room coordinates)
+            holding a door; None: no door.
+    """
     side = taken.shape[0]
     padded = jnp.pad(taken, 1)  # the walls around the interior hold no object
+    if doors is not None:
+        padded = padded | doors
     xs, ys = np.divmod(np.arange(side * side), side)
     facing = jnp.stack([padded[xs + 1 + dx, ys + 1 + dy] for dx, dy in C.DIR_TO_VEC], axis=1)
     return (~taken.reshape(-1)[:, None] & ~facing).reshape(-1)
