@@ -72,7 +72,7 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 30 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 38 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
@@ -84,6 +84,9 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
     babyai |= {"BabyAI-PickupDist-v0", "BabyAI-PickupDistDebug-v0", "BabyAI-PickupLoc-v0"}
     babyai |= {f"BabyAI-PutNextLocal{v}-v0" for v in ("", "S5N3", "S6N4")}
     babyai |= {f"BabyAI-OneRoomS{s}-v0" for s in (8, 12, 16, 20)}
+    babyai |= {f"BabyAI-OpenDoor{v}-v0" for v in ("", "Debug", "Color", "Loc")}
+    babyai |= {f"BabyAI-{v}-v0" for v in ("OpenRedDoor", "GoToDoor", "GoToObjDoor")}
+    babyai |= {"BabyAI-ActionObjDoor-v0"}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",

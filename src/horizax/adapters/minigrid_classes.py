@@ -15,6 +15,7 @@ from __future__ import annotations
 from horizax.adapters.gymnasium import GymnasiumEnv
 
 __all__ = [
+    "ActionObjDoor",
     "BlockedUnlockPickupEnv",
     "CrossingEnv",
     "DistShiftEnv",
@@ -23,9 +24,11 @@ __all__ = [
     "EmptyEnv",
     "FetchEnv",
     "FourRoomsEnv",
+    "GoToDoor",
     "GoToDoorEnv",
     "GoToLocal",
     "GoToObj",
+    "GoToObjDoor",
     "GoToObjectEnv",
     "GoToRedBall",
     "GoToRedBallGrey",
@@ -40,15 +43,21 @@ __all__ = [
     "ObstructedMaze_Full",
     "ObstructedMaze_Full_V1",
     "OneRoomS8",
+    "OpenDoor",
+    "OpenRedDoor",
     "PickupDist",
     "PickupLoc",
     "PlaygroundEnv",
-    "PutNextLocal",
     "PutNearEnv",
+    "PutNextLocal",
     "RedBlueDoorEnv",
     "UnlockEnv",
     "UnlockPickupEnv",
 ]
+
+
+class ActionObjDoor(GymnasiumEnv):
+    """MiniGrid's ``ActionObjDoor`` ids, played by horizax."""
 
 
 class BlockedUnlockPickupEnv(GymnasiumEnv):
@@ -83,6 +92,10 @@ class FourRoomsEnv(GymnasiumEnv):
     """MiniGrid's ``FourRoomsEnv`` ids, played by horizax."""
 
 
+class GoToDoor(GymnasiumEnv):
+    """MiniGrid's ``GoToDoor`` ids (BabyAI's), played by horizax."""
+
+
 class GoToDoorEnv(GymnasiumEnv):
     """MiniGrid's ``GoToDoorEnv`` ids, played by horizax."""
 
@@ -93,6 +106,10 @@ class GoToLocal(GymnasiumEnv):
 
 class GoToObj(GymnasiumEnv):
     """MiniGrid's ``GoToObj`` ids, played by horizax."""
+
+
+class GoToObjDoor(GymnasiumEnv):
+    """MiniGrid's ``GoToObjDoor`` ids, played by horizax."""
 
 
 class GoToObjectEnv(GymnasiumEnv):
@@ -149,6 +166,14 @@ class ObstructedMaze_Full_V1(GymnasiumEnv):  # noqa: N801  (MiniGrid\'s name)
 
 class OneRoomS8(GymnasiumEnv):
     """MiniGrid's ``OneRoomS8`` ids (every room size), played by horizax."""
+
+
+class OpenDoor(GymnasiumEnv):
+    """MiniGrid's ``OpenDoor`` ids (its Debug, Color and Loc variants too), played by horizax."""
+
+
+class OpenRedDoor(GymnasiumEnv):
+    """MiniGrid's ``OpenRedDoor`` ids, played by horizax."""
 
 
 class PickupDist(GymnasiumEnv):

@@ -49,13 +49,21 @@ _CLASSES = {
     "MiniGrid-SimpleCrossing": "CrossingEnv",
     "MiniGrid-Unlock-": "UnlockEnv",
     "MiniGrid-UnlockPickup-": "UnlockPickupEnv",
+    "BabyAI-ActionObjDoor-": "ActionObjDoor",
+    "BabyAI-GoToDoor-": "GoToDoor",
     "BabyAI-GoToLocal": "GoToLocal",
     "BabyAI-GoToObj": "GoToObj",
+    "BabyAI-GoToObjDoor-": "GoToObjDoor",
     "BabyAI-GoToRedBall-": "GoToRedBall",
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
     "BabyAI-OneRoomS": "OneRoomS8",  # every room size: MiniGrid's class takes it
+    "BabyAI-OpenDoor-": "OpenDoor",
+    "BabyAI-OpenDoorColor-": "OpenDoor",
+    "BabyAI-OpenDoorDebug-": "OpenDoor",
+    "BabyAI-OpenDoorLoc-": "OpenDoor",
+    "BabyAI-OpenRedDoor-": "OpenRedDoor",
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too

@@ -1,0 +1,94 @@
+"""One room of a room grid with doors in its walls, built as a block and pasted in.
+
+BabyAI's door levels (`horizax.grid.envs.babyai_doors`) play in one room of a
+``RoomGridLevel`` -- the centre room ``(1, 1)`` of a 3 x 3 grid, or the left room of two --
+and put doors only in that room's walls; every other room stays empty and closed. The room is
+built here as a ``room_size`` square block in room coordinates (walls included, the interior
+from 1 to ``side = room_size - 2``) and pasted into the walls of the whole grid.
+
+MiniGrid's door slots: one per wall between two rooms, drawn when the grid is built, at a
+uniform offset ``o`` in ``[0, side)`` along the wall (``RoomGrid._gen_grid``). Walls are
+numbered as MiniGrid's ``Room.doors``: 0 right, 1 down, 2 left, 3 up.
+
+Interior cells are numbered ``x * side + y`` in interior coordinates, as in
+`horizax.grid.babyai.one_room`, whose pose helpers apply to the block unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+from horizax.grid import constants as C
+from horizax.grid.roomgrid import RoomGrid
+
+NUM_WALLS = 4  # right, down, left, up
+
+
+def door_at(room_size: int, wall: int, offset: Array) -> tuple[Array, Array]:
+    """The room coordinates of the door slot on ``wall`` at ``offset`` (in ``[0, side)``)."""
+    last, along = room_size - 1, 1 + jnp.asarray(offset, jnp.int32)
+    return {0: (last, along), 1: (along, last), 2: (0, along), 3: (along, 0)}[wall]
+
+
+def block_with_doors(
+    room_size: int, walls: Sequence[int], offsets: Sequence[Array], doors: Sequence[Array]
+) -> tuple[Array, Array]:
+    """The room as a block: walls, an empty interior and the given doors.
+
+    Args:
+        room_size: the room's side, walls included (static).
+        walls: static, the wall of each door.
+        offsets: i32[] per door, its slot's offset along the wall.
+        doors: u8[3] per door, its encoding (``C.DOOR``, colour, state).
+
+    Returns:
+        ``(block u8[S, S, 3], door bool[S, S])``, the second marking the door cells.
+    """
+    block = jnp.asarray(RoomGrid(room_size=room_size, num_rows=1, num_cols=1).walls())
+    xs = np.arange(room_size)[:, None]
+    ys = np.arange(room_size)[None, :]
+    is_door = jnp.zeros((room_size, room_size), bool)
+    for wall, offset, door in zip(walls, offsets, doors, strict=True):
+        x, y = door_at(room_size, wall, offset)
+        at = (xs == x) & (ys == y)
+        block = jnp.where(at[..., None], jnp.asarray(door, jnp.uint8), block)
+        is_door = is_door | at
+    return block, is_door
+
+
+def door_cell(colour: Array, state: Array | int) -> Array:
+    """u8[3]: a door of ``colour`` in ``state`` (``C.OPEN``, ``C.CLOSED`` or ``C.LOCKED``)."""
+    return jnp.stack([jnp.int32(C.DOOR), colour, jnp.asarray(state, jnp.int32)]).astype(jnp.uint8)
+
+
+def object_cell(kind: Array | int, colour: Array) -> Array:
+    """u8[3]: an object of ``kind`` (key, ball or box) and ``colour``."""
+    return jnp.stack([jnp.asarray(kind, jnp.int32), colour, jnp.int32(0)]).astype(jnp.uint8)
+
+
+def with_objects(block: Array, cells: Sequence[Array], objects: Sequence[Array]) -> Array:
+    """The block with ``objects`` (u8[3] each) put on the interior ``cells`` (i32[] each)."""
+    room_size = block.shape[0]
+    side = room_size - 2
+    xs = np.arange(room_size)[:, None]
+    ys = np.arange(room_size)[None, :]
+    for cell, obj in zip(cells, objects, strict=True):
+        at = (xs == 1 + cell // side) & (ys == 1 + cell % side)
+        block = jnp.where(at[..., None], obj, block)
+    return block
+
+
+def paste(grid: np.ndarray, block: Array, corner: tuple[int, int]) -> Array:
+    """u8[W, H, 3]: ``grid`` (the room grid's walls) with ``block`` at its top-left ``corner``."""
+    x, y = corner
+    size = block.shape[0]
+    return jnp.asarray(grid).at[x : x + size, y : y + size].set(block)
+
+
+def interior_pos(corner: tuple[int, int], cell: Array, side: int) -> Array:
+    """i32[2]: the grid position of interior ``cell`` of the room at ``corner``."""
+    return jnp.stack([corner[0] + 1 + cell // side, corner[1] + 1 + cell % side])
