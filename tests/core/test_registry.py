@@ -72,7 +72,7 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 38 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 45 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
@@ -87,6 +87,8 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
     babyai |= {f"BabyAI-OpenDoor{v}-v0" for v in ("", "Debug", "Color", "Loc")}
     babyai |= {f"BabyAI-{v}-v0" for v in ("OpenRedDoor", "GoToDoor", "GoToObjDoor")}
     babyai |= {"BabyAI-ActionObjDoor-v0"}
+    babyai |= {f"BabyAI-Open{v}-v0" for v in ("TwoDoors", "RedBlueDoors", "RedBlueDoorsDebug")}
+    babyai |= {f"BabyAI-OpenDoorsOrderN{n}{d}-v0" for n in (2, 4) for d in ("", "Debug")}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",

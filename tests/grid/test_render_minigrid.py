@@ -56,6 +56,7 @@ FAMILY_IDS = (
     "BabyAI-GoToObjDoor-v0",
     "BabyAI-GoToObjS4-v0",
     "BabyAI-OneRoomS8-v0",
+    "BabyAI-OpenTwoDoors-v0",
     "BabyAI-PickupDist-v0",
     "BabyAI-PutNextLocal-v0",
 )

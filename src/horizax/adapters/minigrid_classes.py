@@ -44,7 +44,9 @@ __all__ = [
     "ObstructedMaze_Full_V1",
     "OneRoomS8",
     "OpenDoor",
+    "OpenDoorsOrder",
     "OpenRedDoor",
+    "OpenTwoDoors",
     "PickupDist",
     "PickupLoc",
     "PlaygroundEnv",
@@ -172,8 +174,17 @@ class OpenDoor(GymnasiumEnv):
     """MiniGrid's ``OpenDoor`` ids (its Debug, Color and Loc variants too), played by horizax."""
 
 
+class OpenDoorsOrder(GymnasiumEnv):
+    """MiniGrid's ``OpenDoorsOrder`` ids (two or four doors, Debug too), played by horizax."""
+
+
 class OpenRedDoor(GymnasiumEnv):
     """MiniGrid's ``OpenRedDoor`` ids, played by horizax."""
+
+
+class OpenTwoDoors(GymnasiumEnv):
+    """MiniGrid's ``OpenTwoDoors`` ids (OpenRedBlueDoors and its Debug too), played by
+    horizax."""
 
 
 class PickupDist(GymnasiumEnv):

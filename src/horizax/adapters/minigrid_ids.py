@@ -63,7 +63,10 @@ _CLASSES = {
     "BabyAI-OpenDoorColor-": "OpenDoor",
     "BabyAI-OpenDoorDebug-": "OpenDoor",
     "BabyAI-OpenDoorLoc-": "OpenDoor",
+    "BabyAI-OpenDoorsOrder": "OpenDoorsOrder",  # N2, N4 and their Debug variants
+    "BabyAI-OpenRedBlueDoors": "OpenTwoDoors",  # its Debug variant too
     "BabyAI-OpenRedDoor-": "OpenRedDoor",
+    "BabyAI-OpenTwoDoors-": "OpenTwoDoors",
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too

@@ -13,6 +13,7 @@ from typing import Any
 
 from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
+    babyai_door_order,
     babyai_doors,
     babyai_goto,
     babyai_oneroom,
@@ -64,6 +65,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_putnext,
     babyai_oneroom,
     babyai_doors,
+    babyai_door_order,
 )
 
 

@@ -6,9 +6,14 @@ agent, hand, image, mission string, max_steps, reward, terminated, truncated). T
 
 * ``bot``: MiniGrid's BabyAI bot, which must succeed (terminated, reward > 0);
 * ``random``: uniform actions, whatever the outcome;
-* ``fail``: turn to face an object (or door) no description of the instruction matches,
-  then ``done`` until the time limit (truncated, reward 0); on a strict level (``...Debug``)
-  pick that object up, or toggle that door, instead, which must terminate with reward 0.
+* ``fail``: turn to face an object (or door) no description of the instruction's first
+  clause matches (of a composite: the clause to be done first), then ``done`` until the time
+  limit (truncated, reward 0); on a strict level (``...Debug``) pick that object up, or
+  toggle that door, instead, which must terminate with reward 0.
+
+A composite level (`level.is_composite`) starts with `level.begin_sequence`; MiniGrid's
+plain action instruction in such a level (OpenDoorsOrder's "open d1") is copied in as a
+`sequences.Seq.SINGLE`.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ import horizax
 from horizax.grid import constants as C
 from horizax.grid import mission_tokens, missions
 from horizax.grid.babyai import level
+from horizax.grid.babyai import sequences as Q
+from horizax.grid.babyai import verifiers as V
 from horizax.grid.environment import Environment, Timestep
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
-from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array
+from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array, verifier
 
 
 class Programs(NamedTuple):
@@ -45,9 +52,10 @@ def programs(env_id: str) -> Programs:
     """``env_id``'s programs, jitted once (`level.begin` with the level's instruction kinds)."""
     env = horizax.make(env_id).disable_autoreset()
     room_size, kinds = level.level_room_size(env), level.level_kinds(env)
+    start = level.begin_sequence if level.is_composite(env) else level.begin
 
     def begin(state, instr):
-        return level.begin(state, instr, room_size=room_size, kinds=kinds)
+        return start(state, instr, room_size=room_size, kinds=kinds)
 
     return Programs(env, jax.jit(env.step), jax.jit(begin), jax.jit(env.observation_fn))
 
@@ -56,13 +64,25 @@ def copied_in(mg: Any, progs: Programs) -> Timestep:
     """A first timestep holding MiniGrid's layout and instruction."""
     blank = np.zeros(mission_tokens.MISSION_LENGTH, np.int32)
     state = bridge.state_from_minigrid(mg, mission_fn=lambda _: blank)
-    state = progs.begin(state, instr_array(mg.instrs))
+    instr = instr_array(mg.instrs)
+    if level.is_composite(progs.env) and instr.shape == (V.INSTR_SIZE,):
+        instr = Q.sequence(Q.Seq.SINGLE, instr)
+    state = progs.begin(state, instr)
     return bridge.first_timestep(state, progs.view(state))
+
+
+def first_clause(instr: Any) -> Any:
+    """The part of MiniGrid's instruction to be done first (the whole of an ``and``)."""
+    if isinstance(instr, verifier.BeforeInstr):
+        return first_clause(instr.instr_a)
+    if isinstance(instr, verifier.AfterInstr):
+        return first_clause(instr.instr_b)
+    return instr
 
 
 def face_other_object(mg: Any) -> int:
     """Towards facing an object no description of the instruction matches, then ``done``."""
-    matched = {id(obj) for desc in descs_of(mg.instrs) for obj in desc.obj_set}
+    matched = {id(obj) for desc in descs_of(first_clause(mg.instrs)) for obj in desc.obj_set}
     others = [
         (x, y)
         for x in range(mg.grid.width)
@@ -85,17 +105,21 @@ def play(
     seed: int,
     progs: Programs,
     policies: Sequence[str] = ("bot", "random", "fail", "bot", "random", "fail"),
+    *,
+    bot_may_fail: bool = False,
 ) -> dict[str, int]:
     """``policies``' episodes of ``env_id`` in lockstep with MiniGrid; returns their counts.
 
     ``progs`` may be another level's programs when the two differ in their layouts alone
-    (the caller checks that): one compile serves them all.
+    (the caller checks that): one compile serves them all. ``bot_may_fail``: a bot episode
+    may end in the verifier's failure (counted as ``bot_failure``), for the levels where
+    MiniGrid's own rules defeat the bot.
     """
     env, step, _, view = progs
     strict = env_id.endswith("Debug-v0")
     mg = bridge.minigrid_env(env_id)
     rng = np.random.default_rng(seed)
-    counts = {"bot_success": 0, "random": 0, "failure": 0, "steps": 0}
+    counts = {"bot_success": 0, "bot_failure": 0, "random": 0, "failure": 0, "steps": 0}
     for episode, policy in enumerate(policies):
         mg.reset(seed=seed * 100 + episode)
         ts = copied_in(mg, progs)
@@ -127,7 +151,9 @@ def play(
             counts["steps"] += 1
             if terminated or truncated:
                 break
-        if policy == "bot":
+        if policy == "bot" and bot_may_fail and terminated and reward == 0:
+            counts["bot_failure"] += 1
+        elif policy == "bot":
             assert terminated and reward > 0, f"{env_id}: the bot did not succeed"
             counts["bot_success"] += 1
         elif policy == "fail":

@@ -15,7 +15,13 @@ pass at p = 0.01). Those finer differences are the lockstep and reset tests' to 
 
 horizax's side steps without autoreset, so an episode's first end is read off its step
 type; one vmapped step program serves every level whose environments differ only in their
-layout.
+layout, and it computes no observation (the outcome does not read one).
+
+Both sides are cut at `HORIZON` steps: an episode still running then is its own outcome
+(``CUT``), so the levels with limits of hundreds of steps (OneRoomS20, the door levels), where
+a random policy mostly runs to the limit, cost a bounded number of steps. The limit itself
+is proven where it is cheap: the configuration tests compare ``max_steps`` with MiniGrid's,
+and the lockstep tests play deliberate failures to the truncation, step by step.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -38,11 +45,16 @@ IDS = [i for i in horizax.registered_ids() if i.startswith("BabyAI-")]
 N_OURS = 2000
 N_MINIGRID = 400
 LENGTH_BINS = 8
-SUCCESS, FAILURE, TRUNCATED = 0, 1, 2
+HORIZON = 192  # steps played per episode at most (see the module docstring)
+SUCCESS, FAILURE, TRUNCATED, CUT = 0, 1, 2, 3
 
 
 def _no_layout(key: Any) -> Any:
     raise AssertionError("a step without autoreset drew a layout")
+
+
+def _no_observation(state: Any) -> Any:
+    return jnp.zeros((), jnp.uint8)
 
 
 _STEP = jax.jit(lambda env, ts, actions: jax.vmap(env.step)(ts, actions), static_argnums=0)
@@ -56,14 +68,17 @@ def _outcome(reward: np.ndarray, step_type: np.ndarray) -> np.ndarray:
 
 
 def our_episodes(env: Environment, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Outcomes and lengths (i32[n] each) of ``n`` random episodes of ``env``."""
+    """Outcomes and lengths (i32[n] each) of ``n`` random episodes of ``env``, cut at
+    `HORIZON` steps."""
     env = env.disable_autoreset()
     keys = jax.random.split(jax.random.PRNGKey(seed), n)
-    timestep = jax.jit(jax.vmap(env.reset))(keys)
-    shared = env.replace(layout_fn=_no_layout, env_id="")  # the step never reads the layout
+    # The step never reads the layout, and no outcome reads an observation.
+    shared = env.replace(layout_fn=_no_layout, env_id="", observation_fn=_no_observation)
+    timestep = jax.jit(jax.vmap(env.replace(observation_fn=_no_observation).reset))(keys)
     rng = np.random.default_rng(seed)
     outcome, length = np.full(n, -1), np.zeros(n, np.int64)
-    for t in range(1, env.max_steps + 1):
+    horizon = min(env.max_steps, HORIZON)
+    for t in range(1, horizon + 1):
         actions = rng.integers(0, env.num_actions, n, dtype=np.int32)
         timestep = _STEP(shared, timestep, actions)
         step_type = np.asarray(timestep.step_type)
@@ -72,12 +87,15 @@ def our_episodes(env: Environment, n: int, seed: int = 0) -> tuple[np.ndarray, n
         length[ended] = t
         if (outcome >= 0).all():
             break
-    assert (outcome >= 0).all(), "an episode outlived its time limit"
+    assert horizon < env.max_steps or (outcome >= 0).all(), "an episode outlived its limit"
+    length[outcome < 0] = horizon
+    outcome[outcome < 0] = CUT
     return outcome, length
 
 
 def minigrid_episodes(env_id: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Outcomes and lengths (i32[n] each) of MiniGrid's ``n`` random episodes of ``env_id``."""
+    """Outcomes and lengths (i32[n] each) of MiniGrid's ``n`` random episodes of ``env_id``,
+    cut at `HORIZON` steps."""
     mg = bridge.minigrid_env(env_id)
     # No observation is compared here, and MiniGrid's image is ~90% of its step's time.
     mg.gen_obs = lambda: None
@@ -85,7 +103,8 @@ def minigrid_episodes(env_id: str, n: int, seed: int = 0) -> tuple[np.ndarray, n
     outcome, length = np.zeros(n, np.int64), np.zeros(n, np.int64)
     for i in range(n):
         mg.reset(seed=seed + i)
-        for t in range(1, mg.max_steps + 1):
+        horizon = min(mg.max_steps, HORIZON)
+        for t in range(1, horizon + 1):
             _, reward, terminated, truncated, _ = mg.step(int(rng.integers(mg.action_space.n)))
             if terminated or truncated:
                 kind = StepType.TERMINATION if terminated else StepType.TRUNCATION
@@ -93,12 +112,15 @@ def minigrid_episodes(env_id: str, n: int, seed: int = 0) -> tuple[np.ndarray, n
                 length[i] = t
                 break
         else:
-            raise AssertionError(f"MiniGrid's episode {i} outlived its time limit")
+            if horizon == mg.max_steps:
+                raise AssertionError(f"MiniGrid's episode {i} outlived its time limit")
+            outcome[i], length[i] = CUT, horizon
     return outcome, length
 
 
 def _features(outcome: np.ndarray, length: np.ndarray, max_steps: int) -> dict[str, np.ndarray]:
-    bins = np.minimum((length - 1) * LENGTH_BINS // max_steps, LENGTH_BINS - 1)
+    horizon = min(max_steps, HORIZON)
+    bins = np.minimum((length - 1) * LENGTH_BINS // horizon, LENGTH_BINS - 1)
     return {"outcome": outcome, "length": bins, "outcome_and_length": outcome * LENGTH_BINS + bins}
 
 
@@ -108,7 +130,7 @@ def test_random_episodes_match_minigrids(env_id):
     ours = _features(*our_episodes(env, N_OURS), env.max_steps)
     theirs = _features(*minigrid_episodes(env_id, N_MINIGRID), env.max_steps)
     rates = [
-        np.bincount(side["outcome"], minlength=3) / N
+        np.bincount(side["outcome"], minlength=4) / N
         for side, N in ((ours, N_OURS), (theirs, N_MINIGRID))
     ]
     for name in ours:

@@ -139,3 +139,20 @@ def test_composites_done_actions_match_minigrid(monkeypatch: pytest.MonkeyPatch)
 def test_sequence_rejects_non_clauses() -> None:
     with pytest.raises(ValueError, match="instr_b"):
         Q.sequence(Q.Seq.AND, V.instruction(V.Instr.GOTO, np.array([5, 0, 0])), np.zeros(3))
+
+
+def test_a_single_composite_holds_one_clause():
+    clause = V.instruction(V.Instr.OPEN, np.array([4, 0, 0], np.int32))
+    single = Q.sequence(Q.Seq.SINGLE, clause)
+    np.testing.assert_array_equal(Q.clauses(single)[0], clause)
+    with pytest.raises(ValueError, match="instr_b"):
+        Q.sequence(Q.Seq.SINGLE, clause, clause)
+    with pytest.raises(ValueError, match="instr_b"):
+        Q.sequence(Q.Seq.BEFORE, clause)
+    grid = np.zeros((5, 5, 3), np.uint8)
+    grid[..., 0] = 1  # empty
+    grid[4, 2] = (4, 0, 1)  # a closed red door
+    pos, direction = np.array([2, 2]), 0
+    assert S.sequence_text(single, grid, pos, direction, room_size=5) == S.instruction_text(
+        clause, grid, pos, direction, room_size=5
+    )

@@ -28,20 +28,26 @@ from horizax.grid.roomgrid import RoomGrid
 NUM_WALLS = 4  # right, down, left, up
 
 
-def door_at(room_size: int, wall: int, offset: Array) -> tuple[Array, Array]:
-    """The room coordinates of the door slot on ``wall`` at ``offset`` (in ``[0, side)``)."""
-    last, along = room_size - 1, 1 + jnp.asarray(offset, jnp.int32)
-    return {0: (last, along), 1: (along, last), 2: (0, along), 3: (along, 0)}[wall]
+def door_at(room_size: int, wall: int | Array, offset: Array) -> tuple[Array, Array]:
+    """The room coordinates of the door slot on ``wall`` (an int or a traced i32[]) at
+    ``offset`` (in ``[0, side)``)."""
+    last, along = jnp.int32(room_size - 1), 1 + jnp.asarray(offset, jnp.int32)
+    zero = jnp.int32(0)
+    xs, ys = jnp.stack([last, along, zero, along]), jnp.stack([along, last, along, zero])
+    return xs[wall], ys[wall]
 
 
 def block_with_doors(
-    room_size: int, walls: Sequence[int], offsets: Sequence[Array], doors: Sequence[Array]
+    room_size: int,
+    walls: Sequence[int | Array],
+    offsets: Sequence[Array],
+    doors: Sequence[Array],
 ) -> tuple[Array, Array]:
     """The room as a block: walls, an empty interior and the given doors.
 
     Args:
         room_size: the room's side, walls included (static).
-        walls: static, the wall of each door.
+        walls: the wall of each door (ints, or traced i32[] for doors on random walls).
         offsets: i32[] per door, its slot's offset along the wall.
         doors: u8[3] per door, its encoding (``C.DOOR``, colour, state).
 

@@ -14,6 +14,9 @@ truncates (kept apart, as everywhere in horizax). Here:
 * `verdict_recorder` gives the environment's ``post_action_fn``: it runs the verifier once
   per step and stores the verdict, which `instruction_succeeded` / `instruction_failed` read
   (the one place the rule lives); `reward` and `termination` are views of them.
+* Levels whose instructions are composites (and / then / after) keep a `SeqLevelState`
+  instead, started by `begin_sequence` and verified by `sequence_recorder`; the verdict
+  lives in the same ``status`` field, so rewards and terminations are shared.
 
 Layouts build their first state with `begin`.
 """
@@ -31,8 +34,9 @@ from jax import Array, lax
 from horizax.core import threefry
 from horizax.core.struct import Replaceable, pytree_dataclass
 from horizax.grid import observations, rewards
+from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import verifiers as V
-from horizax.grid.babyai.tokens import instruction_tokens
+from horizax.grid.babyai.tokens import instruction_tokens, sequence_tokens
 from horizax.grid.environment import LayoutFn
 from horizax.grid.registration import factory
 from horizax.grid.state import State
@@ -50,6 +54,22 @@ class LevelState(Replaceable):
 
     instr: Array
     progress: V.Progress
+    status: Array
+
+
+@pytree_dataclass
+class SeqLevelState(Replaceable):
+    """What a BabyAI level with composite instructions keeps in ``State.extra``.
+
+    Attributes:
+        seq: i32[18], the composite (`sequences.sequence`; `sequences.Seq.SINGLE` for a
+            level that also draws plain actions).
+        progress: the composite's `sequences.SeqProgress`.
+        status: i32[], the `verifiers.Status` of the last step (CONTINUE at reset).
+    """
+
+    seq: Array
+    progress: Q.SeqProgress
     status: Array
 
 
@@ -105,6 +125,61 @@ def begin(
     extra = LevelState(instr=instr, progress=progress, status=jnp.int32(V.Status.CONTINUE))
     counts = jnp.sum(progress.tracked, axis=(1, 2), dtype=jnp.int32)
     return state.replace(mission=instruction_tokens(instr, counts, kinds=kinds), extra=extra)
+
+
+def begin_sequence(
+    state: State, seq: Array, *, room_size: int, kinds: tuple[int, ...] = V.ALL_KINDS
+) -> State:
+    """The first state of an episode with the composite ``seq``: mission words, verifier
+    reset (`begin` for the levels whose instructions are composites).
+
+    Args:
+        state: the layout's state (grid and agent pose final).
+        seq: i32[18], the level's composite instruction.
+        room_size: the level's room side, walls included (static).
+        kinds: static, the `verifiers.Instr` kinds the clauses may be.
+    """
+    seq = jnp.asarray(seq, jnp.int32)
+    progress = Q.start_sequence(seq, state, room_size=room_size, kinds=kinds)
+    extra = SeqLevelState(seq=seq, progress=progress, status=jnp.int32(V.Status.CONTINUE))
+    counts = jnp.sum(progress.clauses.tracked, axis=(2, 3), dtype=jnp.int32)  # [clause, desc]
+    return state.replace(mission=sequence_tokens(seq, counts, kinds=kinds), extra=extra)
+
+
+@functools.cache  # one function per (kinds, room size): levels sharing it compare equal
+def sequence_recorder(
+    kinds: tuple[int, ...] = V.ALL_KINDS, room_size: int | None = None
+) -> Callable[[State, Array, State], State]:
+    """`verdict_recorder` for the levels whose instructions are composites
+    (`SeqLevelState`): MiniGrid's composite ``verify`` after every step.
+
+    Args:
+        kinds: static, the `verifiers.Instr` kinds the clauses may be.
+        room_size: as in `verdict_recorder`.
+    """
+
+    def record_sequence_verdict(prev_state: State, action: Array, state: State) -> State:
+        level: SeqLevelState = state.extra
+        status, progress = Q.verify_sequence(
+            level.seq, level.progress, prev_state, state, action, kinds=kinds
+        )
+        return state.replace(extra=level.replace(progress=progress, status=status))
+
+    record_sequence_verdict.kinds = kinds  # type: ignore[attr-defined]
+    record_sequence_verdict.room_size = room_size  # type: ignore[attr-defined]
+    record_sequence_verdict.composite = True  # type: ignore[attr-defined]  # `is_composite`
+    return record_sequence_verdict
+
+
+def is_composite(env: Any) -> bool:
+    """True when a BabyAI level's instructions are composites (`SeqLevelState`, started
+    with `begin_sequence`), False when they are action instructions (`LevelState`).
+
+    Raises:
+        ValueError: ``env`` is not a BabyAI level.
+    """
+    level_kinds(env)  # raises for a non-BabyAI env
+    return bool(getattr(env.post_action_fn, "composite", False))
 
 
 @functools.cache  # one function per (kinds, room size): levels sharing it compare equal
@@ -223,6 +298,8 @@ def level_factory(
     num_navs: int,
     layout_fn: LayoutFn,
     kinds: tuple[int, ...] = V.ALL_KINDS,
+    composite: bool = False,
+    max_steps: int | None = None,
 ) -> Callable[..., Any]:
     """The registered factory of a BabyAI level (MiniGrid's ``RoomGridLevel`` defaults).
 
@@ -235,17 +312,23 @@ def level_factory(
             action, 2 for PutNext); ``max_steps = num_navs * room_size**2 * rows * cols``.
         layout_fn: ``key -> State`` built with `begin`.
         kinds: the `verifiers.Instr` kinds the level draws.
+        composite: the level's instructions are composites (`begin_sequence`,
+            `sequence_recorder`).
+        max_steps: MiniGrid's fixed time limit where the level sets one (OpenTwoDoors,
+            OpenDoorsOrder); None: the formula above.
     """
+    # One-room levels keep the recorder every one-room level shares.
+    size = None if num_rows == num_cols == 1 else room_size
+    recorder = sequence_recorder(kinds, size) if composite else verdict_recorder(kinds, size)
     return factory(
         env_id,
         width=(room_size - 1) * num_cols + 1,
         height=(room_size - 1) * num_rows + 1,
-        max_steps=num_navs * room_size**2 * num_rows * num_cols,
+        max_steps=num_navs * room_size**2 * num_rows * num_cols if max_steps is None else max_steps,
         layout_fn=layout_fn,
         observation_fn=observations.symbolic_first_person,
         see_through_walls=False,
-        # One-room levels keep the recorder every one-room level shares.
-        post_action_fn=verdict_recorder(kinds, None if num_rows == num_cols == 1 else room_size),
+        post_action_fn=recorder,
         reward_fn=reward,
         termination_fn=termination,
     )

@@ -2,6 +2,8 @@
 
 A composite is ``i32[18]``: ``(kind, strict, instr_a[8], instr_b[8])`` with ``kind`` a
 `Seq` code and each clause an action instruction of `horizax.grid.babyai.verifiers`.
+`Seq.SINGLE` holds one action instruction in the same shape (clause b unused), for levels
+that draw either an action or a composite (MiniGrid's OpenDoorsOrder).
 `verify_sequence` reproduces MiniGrid 3.2.0's ``AndInstr``, ``BeforeInstr`` and
 ``AfterInstr``: which clause is verified on which step matters, since a clause's memory
 (its pre-carrying, its last-step match) moves only when it is verified, while every clause
@@ -36,15 +38,19 @@ class Seq(enum.IntEnum):
     AND = 0  # "a and b", in any order
     BEFORE = 1  # "a, then b"
     AFTER = 2  # "a after you b": b first
+    SINGLE = 3  # "a": clause a alone, verified as the action instruction it is
 
 
-def sequence(kind: Seq, instr_a: np.ndarray, instr_b: np.ndarray, *, strict: bool = False):
+def sequence(
+    kind: Seq, instr_a: np.ndarray, instr_b: np.ndarray | None = None, *, strict: bool = False
+):
     """i32[18]: a composite of two action instructions, checked on the host.
 
     Args:
         kind: the `Seq` code.
         instr_a: i32[8], the first action instruction (`verifiers.instruction`).
-        instr_b: i32[8], the second action instruction.
+        instr_b: i32[8], the second action instruction; None exactly for `Seq.SINGLE`
+            (stored as a GoTo that matches nothing).
         strict: MiniGrid's flag: for ``then``/``after``, completing the later clause
             first fails (``and`` ignores it).
 
@@ -52,6 +58,10 @@ def sequence(kind: Seq, instr_a: np.ndarray, instr_b: np.ndarray, *, strict: boo
         ValueError: naming the clause that is not an action instruction.
     """
     kind = Seq(kind)
+    if (instr_b is None) != (kind == Seq.SINGLE):
+        raise ValueError("instr_b: given exactly when the kind is not SINGLE")
+    if instr_b is None:
+        instr_b = np.array([V.Instr.GOTO, 0, 0, 0, 0, 0, 0, 0], np.int32)
     parts = []
     for name, instr in (("instr_a", instr_a), ("instr_b", instr_b)):
         instr = np.asarray(instr, np.int32)
@@ -80,11 +90,20 @@ class SeqProgress(Replaceable):
     done: Array
 
 
-def start_sequence(seq: Array, state: State, *, room_size: int) -> SeqProgress:
-    """The composite's verifier state at reset (both clauses reset)."""
+def start_sequence(
+    seq: Array, state: State, *, room_size: int, kinds: tuple[int, ...] = V.ALL_KINDS
+) -> SeqProgress:
+    """The composite's verifier state at reset (both clauses reset).
+
+    Args:
+        seq: i32[18], the composite.
+        state: the episode's first state.
+        room_size: the level's room side, walls included (static).
+        kinds: static, the `verifiers.Instr` kinds the clauses may be (`verifiers.start`).
+    """
     seq = jnp.asarray(seq, jnp.int32)
-    progress = jax.vmap(lambda i: V.start(i, state, room_size=room_size))(clauses(seq))
-    return SeqProgress(clauses=progress, done=jnp.full(2, _CONTINUE, jnp.int32))
+    progress = jax.vmap(lambda i: V.start(i, state, room_size=room_size, kinds=kinds))(clauses(seq))
+    return SeqProgress(clauses=progress, done=jnp.asarray(np.full(2, _CONTINUE, np.int32)))
 
 
 def verify_sequence(
@@ -95,8 +114,9 @@ def verify_sequence(
     action: Array,
     *,
     done_actions: bool = False,
+    kinds: tuple[int, ...] = V.ALL_KINDS,
 ) -> tuple[Array, SeqProgress]:
-    """One step of MiniGrid's composite ``verify``.
+    """One step of MiniGrid's composite ``verify`` (`Seq.SINGLE`: its clause's ``verify``).
 
     Args:
         seq: i32[18], the composite.
@@ -105,6 +125,8 @@ def verify_sequence(
         state: the environment's state after the step.
         action: i32[], the action taken.
         done_actions: static, MiniGrid's ``BABYAI_DONE_ACTIONS`` mode (see `verifiers.verify`).
+        kinds: static, the `verifiers.Instr` kinds the clauses may be (only their rules are
+            compiled).
 
     Returns:
         ``(status, progress)``: i32[] `Status` code and the next state.
@@ -115,7 +137,7 @@ def verify_sequence(
     tracked = jax.vmap(lambda p: V.track(p, prev_state, state, action))(progress.clauses)
     # Each clause is verified at most once per step: compute both, keep what was called.
     status, checked = jax.vmap(
-        lambda i, p: V.check(i, p, state, action, done_actions=done_actions)
+        lambda i, p: V.check(i, p, state, action, done_actions=done_actions, kinds=kinds)
     )(clauses(seq), tracked)
     done = progress.done
 
@@ -153,9 +175,12 @@ def verify_sequence(
     def pick(options: list[Array]) -> Array:
         return jnp.stack(options)[kind]
 
-    out = pick([and_status, before_status, after_status])
-    new_done = pick([and_done, before_done, after_done])
-    called = pick([and_called, before_called, after_called])
+    # SINGLE: clause a on every step, as a level with that action instruction would.
+    single_called = jnp.array([True, False])
+    single_done = done.at[0].set(status[0])
+    out = pick([and_status, before_status, after_status, status[0]])
+    new_done = pick([and_done, before_done, after_done, single_done])
+    called = pick([and_called, before_called, after_called, single_called])
     clause_progress = jax.tree.map(
         lambda c, t: jnp.where(called.reshape((2,) + (1,) * (c.ndim - 1)), c, t), checked, tracked
     )

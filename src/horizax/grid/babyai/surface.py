@@ -11,6 +11,7 @@ import numpy as np
 
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
+from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import verifiers as V
 
 _LOC_WORDS = {
@@ -86,5 +87,11 @@ def sequence_text(
     """MiniGrid's mission string for a composite (`sequences.sequence`) at the start state."""
     seq = np.asarray(seq, np.int32)
     a, b = seq[2:].reshape(2, V.INSTR_SIZE)
-    words = [instruction_text(i, grid, start_pos, start_dir, room_size=room_size) for i in (a, b)]
-    return words[0] + _JOINS[int(seq[0])] + words[1]
+    first = instruction_text(a, grid, start_pos, start_dir, room_size=room_size)
+    if int(seq[0]) == Q.Seq.SINGLE:  # the one clause
+        return first
+    return (
+        first
+        + _JOINS[int(seq[0])]
+        + instruction_text(b, grid, start_pos, start_dir, room_size=room_size)
+    )

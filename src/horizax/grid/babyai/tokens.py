@@ -105,6 +105,30 @@ def instruction_tokens(
     return compact(clause_tokens(instr, counts, kinds=kinds), MISSION_LENGTH)
 
 
+# The words joining a composite's clauses, per `sequences.Seq` (and, then, after, single).
+_JOIN_WORDS = np.array(
+    [[_W["and"], 0], [_W[","], _W["then"]], [_W["after"], _W["you"]], [0, 0]], np.int32
+)
+
+
+def sequence_tokens(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
+    """i32[`MISSION_LENGTH`]: MiniGrid's mission string of a composite as word ids.
+
+    Args:
+        seq: i32[18], the composite (`sequences.sequence`); a `Seq.SINGLE` gives its one
+            clause's words.
+        counts: i32[2, 2], per clause the objects each description matches at the start.
+        kinds: static, as in `clause_tokens`.
+    """
+    seq = jnp.asarray(seq, jnp.int32)
+    a, b = seq[2:].reshape(2, V.INSTR_SIZE)
+    kind = jnp.clip(seq[0], 0, len(_JOIN_WORDS) - 1)
+    second = clause_tokens(b, counts[1], kinds=kinds)
+    second = jnp.where(kind == len(_JOIN_WORDS) - 1, 0, second)  # SINGLE: no clause b
+    words = [clause_tokens(a, counts[0], kinds=kinds), jnp.asarray(_JOIN_WORDS)[kind], second]
+    return compact(jnp.concatenate(words), MISSION_LENGTH)
+
+
 def start_tokens(instr: Array, state: State, *, room_size: int) -> Array:
     """i32[`MISSION_LENGTH`]: `instruction_tokens` with the counts read off ``state``, the
     episode's start state (`descriptions.find_matching`).
