@@ -23,7 +23,9 @@ import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
+from horizax.grid.babyai import one_room
 from horizax.grid.roomgrid import RoomGrid
+from horizax.grid.state import State, make_state
 
 NUM_WALLS = 4  # right, down, left, up
 
@@ -98,3 +100,41 @@ def paste(grid: np.ndarray, block: Array, corner: tuple[int, int]) -> Array:
 def interior_pos(corner: tuple[int, int], cell: Array, side: int) -> Array:
     """i32[2]: the grid position of interior ``cell`` of the room at ``corner``."""
     return jnp.stack([corner[0] + 1 + cell // side, corner[1] + 1 + cell % side])
+
+
+def admissible_poses(taken_cells: Sequence[Array], is_door: Array, side: int) -> Array:
+    """bool[side * side * 4]: the agent's poses on a free cell, facing no object or door
+    (`one_room.admissible_poses` around these interior ``taken_cells`` and door cells)."""
+    taken = jnp.zeros((side, side), bool)
+    if taken_cells:
+        taken = one_room.occupied(jnp.stack(list(taken_cells)), side)
+    return one_room.admissible_poses(taken, is_door)
+
+
+def pose_count(taken_cells: Sequence[Array], is_door: Array, side: int) -> Array:
+    """i32[]: how many `admissible_poses` there are (the radix of the agent's pose draw)."""
+    return jnp.sum(admissible_poses(taken_cells, is_door, side), dtype=jnp.int32)
+
+
+def grid_state(
+    room_grid: RoomGrid, corner: tuple[int, int], block: Array, cell: Array, direction: Array
+) -> State:
+    """The layout's `State`: ``block`` pasted at ``corner`` of the room grid's walls, the
+    agent on interior ``cell`` of that room, facing ``direction``."""
+    grid = paste(room_grid.walls(), block, corner)
+    side = block.shape[0] - 2
+    return make_state(grid, interior_pos(corner, cell, side), direction)
+
+
+def posed_state(
+    room_grid: RoomGrid,
+    corner: tuple[int, int],
+    block: Array,
+    is_door: Array,
+    taken_cells: Sequence[Array],
+    rank: Array,
+) -> State:
+    """`grid_state` with the agent at the ``rank``-th of the `admissible_poses`."""
+    side = block.shape[0] - 2
+    cell, direction = one_room.nth_pose(admissible_poses(taken_cells, is_door, side), rank)
+    return grid_state(room_grid, corner, block, cell, direction)

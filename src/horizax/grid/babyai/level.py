@@ -24,7 +24,7 @@ Layouts build their first state with `begin`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -34,6 +34,7 @@ from jax import Array, lax
 from horizax.core import threefry
 from horizax.core.struct import Replaceable, pytree_dataclass
 from horizax.grid import observations, rewards
+from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.babyai.tokens import instruction_tokens, sequence_tokens
@@ -107,6 +108,19 @@ def first_accepted(
     blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
     state, payload, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
     return state, payload
+
+
+def action(kind: Array | int, strict: bool | Array, desc: Sequence[Array | int]) -> Array:
+    """i32[8]: an action instruction on one description, built inside `jit` (the traced
+    counterpart of `verifiers.instruction`, without its host checks; not PutNext).
+
+    Args:
+        kind: the `verifiers.Instr` code.
+        strict: MiniGrid's ``strict`` flag.
+        desc: ``(kind, colour, loc)`` of the object acted on.
+    """
+    parts = [kind, strict, *desc, *([0] * D.DESC_SIZE)]
+    return jnp.stack([jnp.asarray(p, jnp.int32) for p in parts])
 
 
 def begin(
@@ -317,9 +331,7 @@ def level_factory(
         max_steps: MiniGrid's fixed time limit where the level sets one (OpenTwoDoors,
             OpenDoorsOrder); None: the formula above.
     """
-    # One-room levels keep the recorder every one-room level shares.
-    size = None if num_rows == num_cols == 1 else room_size
-    recorder = sequence_recorder(kinds, size) if composite else verdict_recorder(kinds, size)
+    recorder = (sequence_recorder if composite else verdict_recorder)(kinds, room_size)
     return factory(
         env_id,
         width=(room_size - 1) * num_cols + 1,

@@ -43,12 +43,12 @@ from jax import Array
 
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
-from horizax.grid.babyai import door_room, level, one_room
+from horizax.grid.babyai import door_room, level
 from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import WIDE_DIGIT_BUDGET, distinct, draw_digits
-from horizax.grid.state import State, make_state
+from horizax.grid.state import State
 
 ROOM_SIZE = 6
 SIDE = ROOM_SIZE - 2
@@ -60,8 +60,7 @@ NUM_POSES = SIDE * SIDE * 4
 
 def _open(colour: Array | int, strict: bool | Array) -> Array:
     """i32[8]: "open the COLOUR door"."""
-    parts = [V.Instr.OPEN, strict, C.DOOR, colour, D.Loc.NONE, 0, 0, 0]
-    return jnp.stack([jnp.asarray(p, jnp.int32) for p in parts])
+    return level.action(V.Instr.OPEN, strict, [C.DOOR, colour, D.Loc.NONE])
 
 
 def _composite(kind: Array | int, a: Array, b: Array) -> Array:
@@ -71,18 +70,13 @@ def _composite(kind: Array | int, a: Array, b: Array) -> Array:
 
 
 def _finish(block: Array, is_door: Array, rank: Array, seq: Array) -> State:
-    cell, direction = one_room.nth_pose(
-        one_room.admissible_poses(jnp.zeros((SIDE, SIDE), bool), is_door), rank
-    )
-    walls = RoomGrid(room_size=ROOM_SIZE, num_rows=3, num_cols=3).walls()
-    grid = door_room.paste(walls, block, CORNER)
-    state = make_state(grid, door_room.interior_pos(CORNER, cell, SIDE), direction)
+    room_grid = RoomGrid(room_size=ROOM_SIZE, num_rows=3, num_cols=3)
+    state = door_room.posed_state(room_grid, CORNER, block, is_door, [], rank)
     return level.begin_sequence(state, seq, room_size=ROOM_SIZE, kinds=KINDS)
 
 
 def _pose_count(is_door: Array) -> Array:
-    taken = jnp.zeros((SIDE, SIDE), bool)
-    return jnp.sum(one_room.admissible_poses(taken, is_door), dtype=jnp.int32)
+    return door_room.pose_count([], is_door, SIDE)
 
 
 def draw_open_two_doors(key: Array, *, red_blue: bool, strict: bool) -> State:

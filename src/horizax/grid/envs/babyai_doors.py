@@ -51,6 +51,7 @@ from __future__ import annotations
 import functools
 
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
@@ -60,7 +61,7 @@ from horizax.grid.babyai import verifiers as V
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import WIDE_DIGIT_BUDGET, distinct, draw_digits
-from horizax.grid.state import State, make_state
+from horizax.grid.state import State
 
 KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
 NUM_PAIRS = len(KINDS) * C.NUM_COLORS
@@ -73,25 +74,8 @@ def _corner(room_size: int) -> tuple[int, int]:
     return room_size - 1, room_size - 1
 
 
-def _instr(kind: Array | int, strict: bool, desc: list[Array | int]) -> Array:
-    """i32[8]: an action instruction on one description."""
-    parts = [kind, int(strict), *desc, *([0] * D.DESC_SIZE)]
-    return jnp.stack([jnp.asarray(p, jnp.int32) for p in parts])
-
-
-def _pose(taken_cells: list[Array], is_door: Array, side: int, rank: Array) -> tuple[Array, Array]:
-    """The ``rank``-th admissible pose around these objects and doors."""
-    taken = one_room.occupied(jnp.stack(taken_cells), side) if taken_cells else None
-    if taken is None:
-        taken = jnp.zeros((side, side), bool)
-    return one_room.nth_pose(one_room.admissible_poses(taken, is_door), rank)
-
-
-def _pose_count(taken_cells: list[Array], is_door: Array, side: int) -> Array:
-    taken = jnp.zeros((side, side), bool)
-    if taken_cells:
-        taken = one_room.occupied(jnp.stack(taken_cells), side)
-    return jnp.sum(one_room.admissible_poses(taken, is_door), dtype=jnp.int32)
+def _grid(room_size: int) -> RoomGrid:
+    return RoomGrid(room_size=room_size, num_rows=3, num_cols=3)
 
 
 def draw_open_red_door(key: Array) -> State:
@@ -103,14 +87,13 @@ def draw_open_red_door(key: Array) -> State:
         return door_room.block_with_doors(size, (0,), (offset,), (red_door,))
 
     def pose_count(d: list[Array]) -> Array:
-        return _pose_count([], doors(d[0])[1], side)
+        return door_room.pose_count([], doors(d[0])[1], side)
 
     offset, rank = draw_digits(key, [side, side * side * 4], [side, pose_count])
     block, is_door = doors(offset)
-    cell, direction = _pose([], is_door, side, rank)
-    grid = door_room.paste(RoomGrid(room_size=size, num_rows=1, num_cols=2).walls(), block, (0, 0))
-    state = make_state(grid, door_room.interior_pos((0, 0), cell, side), direction)
-    instr = _instr(V.Instr.OPEN, False, [C.DOOR, C.RED, D.Loc.NONE])
+    two_rooms = RoomGrid(room_size=size, num_rows=1, num_cols=2)
+    state = door_room.posed_state(two_rooms, (0, 0), block, is_door, [], rank)
+    instr = level.action(V.Instr.OPEN, False, [C.DOOR, C.RED, D.Loc.NONE])
     return level.begin(state, instr, room_size=size, kinds=(V.Instr.OPEN,))
 
 
@@ -131,19 +114,16 @@ def draw_open_door(key: Array, *, select_by: str | None, strict: bool) -> State:
         return door_room.block_with_doors(size, WALLS, d[:4], cells)
 
     bounds = [side] * 4 + [6, 5, 4, 3, 2, 4, side * side * 4]
-    radices = [*bounds[:-1], lambda d: _pose_count([], doors(d)[1], side)]
+    radices = [*bounds[:-1], lambda d: door_room.pose_count([], doors(d)[1], side)]
     digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
     block, is_door = doors(digits)
     by_colour, loc, rank = digits[8:]
     if select_by is not None:
         by_colour = jnp.int32(select_by == "color")
-    cell, direction = _pose([], is_door, side, rank)
-    corner = _corner(size)
-    grid = door_room.paste(RoomGrid(room_size=size, num_rows=3, num_cols=3).walls(), block, corner)
-    state = make_state(grid, door_room.interior_pos(corner, cell, side), direction)
+    state = door_room.posed_state(_grid(size), _corner(size), block, is_door, [], rank)
     colour = jnp.where(by_colour == 1, distinct(digits[4:8])[0], D.ANY)
     where = jnp.where(by_colour == 1, D.Loc.NONE, D.Loc.LEFT + loc)  # LEFT..BEHIND: 1..4
-    instr = _instr(V.Instr.OPEN, strict, [C.DOOR, colour, where])
+    instr = level.action(V.Instr.OPEN, strict, [C.DOOR, colour, where])
     return level.begin(state, instr, room_size=size, kinds=(V.Instr.OPEN,))
 
 
@@ -157,16 +137,13 @@ def draw_goto_door(key: Array) -> State:
         return door_room.block_with_doors(size, WALLS, d[:4], cells)
 
     bounds = [side] * 4 + [C.NUM_COLORS] * 4 + [2] * 4 + [4, side * side * 4]
-    radices = [*bounds[:-1], lambda d: _pose_count([], doors(d)[1], side)]
+    radices = [*bounds[:-1], lambda d: door_room.pose_count([], doors(d)[1], side)]
     digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
     block, is_door = doors(digits)
     target, rank = digits[12:]
-    cell, direction = _pose([], is_door, side, rank)
-    corner = _corner(size)
-    grid = door_room.paste(RoomGrid(room_size=size, num_rows=3, num_cols=3).walls(), block, corner)
-    state = make_state(grid, door_room.interior_pos(corner, cell, side), direction)
+    state = door_room.posed_state(_grid(size), _corner(size), block, is_door, [], rank)
     colour = jnp.stack(digits[4:8])[target]
-    instr = _instr(V.Instr.GOTO, False, [C.DOOR, colour, D.Loc.NONE])
+    instr = level.action(V.Instr.GOTO, False, [C.DOOR, colour, D.Loc.NONE])
     return level.begin(state, instr, room_size=size, kinds=(V.Instr.GOTO,))
 
 
@@ -196,21 +173,18 @@ def draw_action_obj_door(key: Array) -> State:
 
     def pose_count(d: list[Array]) -> Array:
         _, is_door, cells, _, _ = layout(d)
-        return _pose_count(cells, is_door, side)
+        return door_room.pose_count(cells, is_door, side)
 
     digits = draw_digits(key, bounds, [*bounds[:-1], pose_count], budget=WIDE_DIGIT_BUDGET)
     block, is_door, cells, kinds, colours = layout(digits)
     target, go_to, rank = digits[-3:]
-    cell, direction = _pose(cells, is_door, side, rank)
-    corner = _corner(size)
-    grid = door_room.paste(RoomGrid(room_size=size, num_rows=3, num_cols=3).walls(), block, corner)
-    state = make_state(grid, door_room.interior_pos(corner, cell, side), direction)
+    state = door_room.posed_state(_grid(size), _corner(size), block, is_door, cells, rank)
     is_door_target = target >= count
     all_kinds = jnp.concatenate([kinds, jnp.full(4, C.DOOR, jnp.int32)])
     all_colours = jnp.concatenate([colours, jnp.stack(digits[2 * count + 4 : 2 * count + 8])])
     action = jnp.where(is_door_target, V.Instr.OPEN, V.Instr.PICKUP)
     kind = jnp.where(go_to == 1, V.Instr.GOTO, action)
-    instr = _instr(kind, False, [all_kinds[target], all_colours[target], D.Loc.NONE])
+    instr = level.action(kind, False, [all_kinds[target], all_colours[target], D.Loc.NONE])
     return level.begin(state, instr, room_size=size, kinds=ACTION_OBJ_DOOR_KINDS)
 
 
@@ -236,7 +210,7 @@ def _goto_obj_door_attempt(key: Array) -> tuple[State, Array, Array]:
     digits = draw_digits(key, bounds, radices, budget=WIDE_DIGIT_BUDGET)
     agent, direction = digits[0], digits[1]
     taken = jnp.abs(flat // side - agent // side) + jnp.abs(flat % side - agent % side) < 2
-    upper = jnp.triu(jnp.ones((cells_total, cells_total), jnp.int32))  # [i, j]: i <= j
+    upper = np.triu(np.ones((cells_total, cells_total), np.int32))  # [i, j]: i <= j
     cells, objects, kinds, colours = [], [], [], []
     for i in range(count):
         colour, kind_rank, rank = digits[2 + 3 * i : 5 + 3 * i]
@@ -262,13 +236,11 @@ def _goto_obj_door_attempt(key: Array) -> tuple[State, Array, Array]:
     things = block[..., 0] != C.EMPTY
     reached = reachable(things, agent_at)
     accepted = jnp.all(reached | ~(things & (block[..., 0] != C.WALL)))
-    corner = _corner(size)
-    grid = door_room.paste(RoomGrid(room_size=size, num_rows=3, num_cols=3).walls(), block, corner)
-    state = make_state(grid, door_room.interior_pos(corner, agent, side), direction)
+    state = door_room.grid_state(_grid(size), _corner(size), block, agent, direction)
     target = digits[-1]
     all_kinds = jnp.stack([*kinds, *([jnp.int32(C.DOOR)] * 4)])
     all_colours = jnp.stack([*colours, *door_colours])
-    instr = _instr(V.Instr.GOTO, False, [all_kinds[target], all_colours[target], D.Loc.NONE])
+    instr = level.action(V.Instr.GOTO, False, [all_kinds[target], all_colours[target], D.Loc.NONE])
     return state, accepted, instr
 
 
