@@ -72,7 +72,7 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 45 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 52 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
@@ -89,6 +89,8 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
     babyai |= {"BabyAI-ActionObjDoor-v0"}
     babyai |= {f"BabyAI-Open{v}-v0" for v in ("TwoDoors", "RedBlueDoors", "RedBlueDoorsDebug")}
     babyai |= {f"BabyAI-OpenDoorsOrderN{n}{d}-v0" for n in (2, 4) for d in ("", "Debug")}
+    babyai |= {f"BabyAI-Unlock{v}-v0" for v in ("Local", "LocalDist", "Pickup", "PickupDist")}
+    babyai |= {f"BabyAI-{v}-v0" for v in ("KeyInBox", "BlockedUnlockPickup", "UnlockToUnlock")}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",

@@ -16,6 +16,7 @@ from horizax.adapters.gymnasium import GymnasiumEnv
 
 __all__ = [
     "ActionObjDoor",
+    "BlockedUnlockPickup",
     "BlockedUnlockPickupEnv",
     "CrossingEnv",
     "DistShiftEnv",
@@ -35,6 +36,7 @@ __all__ = [
     "GoToRedBallNoDists",
     "GoToRedBlueBall",
     "KeyCorridorEnv",
+    "KeyInBox",
     "LavaGapEnv",
     "LockedRoomEnv",
     "MemoryEnv",
@@ -54,12 +56,19 @@ __all__ = [
     "PutNextLocal",
     "RedBlueDoorEnv",
     "UnlockEnv",
+    "UnlockLocal",
+    "UnlockPickup",
     "UnlockPickupEnv",
+    "UnlockToUnlock",
 ]
 
 
 class ActionObjDoor(GymnasiumEnv):
     """MiniGrid's ``ActionObjDoor`` ids, played by horizax."""
+
+
+class BlockedUnlockPickup(GymnasiumEnv):
+    """MiniGrid's BabyAI ``BlockedUnlockPickup`` ids, played by horizax."""
 
 
 class BlockedUnlockPickupEnv(GymnasiumEnv):
@@ -132,6 +141,10 @@ class GoToRedBallNoDists(GymnasiumEnv):
 
 class GoToRedBlueBall(GymnasiumEnv):
     """MiniGrid's ``GoToRedBlueBall`` ids, played by horizax."""
+
+
+class KeyInBox(GymnasiumEnv):
+    """MiniGrid's ``KeyInBox`` ids, played by horizax."""
 
 
 class KeyCorridorEnv(GymnasiumEnv):
@@ -211,9 +224,21 @@ class RedBlueDoorEnv(GymnasiumEnv):
     """MiniGrid's ``RedBlueDoorEnv`` ids, played by horizax."""
 
 
+class UnlockLocal(GymnasiumEnv):
+    """MiniGrid's ``UnlockLocal`` ids (its Dist variant too), played by horizax."""
+
+
+class UnlockPickup(GymnasiumEnv):
+    """MiniGrid's BabyAI ``UnlockPickup`` ids (its Dist variant too), played by horizax."""
+
+
 class UnlockEnv(GymnasiumEnv):
     """MiniGrid's ``UnlockEnv`` ids, played by horizax."""
 
 
 class UnlockPickupEnv(GymnasiumEnv):
     """MiniGrid's ``UnlockPickupEnv`` ids, played by horizax."""
+
+
+class UnlockToUnlock(GymnasiumEnv):
+    """MiniGrid's ``UnlockToUnlock`` ids, played by horizax."""

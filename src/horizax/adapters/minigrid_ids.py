@@ -50,6 +50,7 @@ _CLASSES = {
     "MiniGrid-Unlock-": "UnlockEnv",
     "MiniGrid-UnlockPickup-": "UnlockPickupEnv",
     "BabyAI-ActionObjDoor-": "ActionObjDoor",
+    "BabyAI-BlockedUnlockPickup-": "BlockedUnlockPickup",
     "BabyAI-GoToDoor-": "GoToDoor",
     "BabyAI-GoToLocal": "GoToLocal",
     "BabyAI-GoToObj": "GoToObj",
@@ -58,6 +59,7 @@ _CLASSES = {
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
+    "BabyAI-KeyInBox-": "KeyInBox",
     "BabyAI-OneRoomS": "OneRoomS8",  # every room size: MiniGrid's class takes it
     "BabyAI-OpenDoor-": "OpenDoor",
     "BabyAI-OpenDoorColor-": "OpenDoor",
@@ -70,6 +72,9 @@ _CLASSES = {
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too
+    "BabyAI-UnlockLocal": "UnlockLocal",  # its Dist variant too
+    "BabyAI-UnlockPickup": "UnlockPickup",  # its Dist variant too
+    "BabyAI-UnlockToUnlock-": "UnlockToUnlock",
 }
 
 # MiniGrid's specs that `register_as_minigrid` replaced, by id.

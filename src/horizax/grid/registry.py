@@ -19,6 +19,7 @@ from horizax.grid.envs import (
     babyai_oneroom,
     babyai_pickup,
     babyai_putnext,
+    babyai_unlock,
     crossing,
     distshift,
     doorkey,
@@ -66,6 +67,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_oneroom,
     babyai_doors,
     babyai_door_order,
+    babyai_unlock,
 )
 
 

@@ -9,7 +9,9 @@ agent, hand, image, mission string, max_steps, reward, terminated, truncated). T
 * ``fail``: turn to face an object (or door) no description of the instruction's first
   clause matches (of a composite: the clause to be done first), then ``done`` until the time
   limit (truncated, reward 0); on a strict level (``...Debug``) pick that object up, or
-  toggle that door, instead, which must terminate with reward 0.
+  toggle that door, instead, which must terminate with reward 0;
+* ``key_in_box``: a scripted solution of KeyInBox, which the bot cannot play: open the box,
+  pick up the key it leaves, unlock the door; it must succeed.
 
 A composite level (`level.is_composite`) starts with `level.begin_sequence`; MiniGrid's
 plain action instruction in such a level (OpenDoorsOrder's "open d1") is copied in as a
@@ -100,6 +102,22 @@ def face_other_object(mg: Any) -> int:
     return C.DONE if action is None else action
 
 
+def open_box_then_door(mg: Any) -> int:
+    """The next action of the ``key_in_box`` script (shortest paths by `dist`'s planner)."""
+    grid = mg.grid.encode()
+    holding_key = mg.carrying is not None and mg.carrying.type == "key"
+    if holding_key:
+        target, act = np.argwhere(grid[..., 0] == C.DOOR)[0], C.TOGGLE
+    elif (grid[..., 0] == C.BOX).any():
+        target, act = np.argwhere(grid[..., 0] == C.BOX)[0], C.TOGGLE
+    else:
+        target, act = np.argwhere(grid[..., 0] == C.KEY)[0], C.PICKUP
+    if tuple(int(v) for v in mg.front_pos) == tuple(int(v) for v in target):
+        return act
+    action = dist._first_action_to_face(grid, mg.agent_pos, int(mg.agent_dir), target)
+    return C.DONE if action is None else action
+
+
 def play(
     env_id: str,
     seed: int,
@@ -120,6 +138,7 @@ def play(
     mg = bridge.minigrid_env(env_id)
     rng = np.random.default_rng(seed)
     counts = {"bot_success": 0, "bot_failure": 0, "random": 0, "failure": 0, "steps": 0}
+    counts["scripted_success"] = 0
     for episode, policy in enumerate(policies):
         mg.reset(seed=seed * 100 + episode)
         ts = copied_in(mg, progs)
@@ -130,6 +149,8 @@ def play(
         while True:
             if bot is not None:
                 action = int(bot.replan())
+            elif policy == "key_in_box":
+                action = open_box_then_door(mg)
             elif policy == "fail":
                 action = face_other_object(mg)
                 if strict and action == C.DONE:  # the wrong object or door, faced
@@ -156,6 +177,9 @@ def play(
         elif policy == "bot":
             assert terminated and reward > 0, f"{env_id}: the bot did not succeed"
             counts["bot_success"] += 1
+        elif policy == "key_in_box":
+            assert terminated and reward > 0, f"{env_id}: the script did not succeed"
+            counts["scripted_success"] += 1
         elif policy == "fail":
             # strict: the wrong pickup terminates with 0; otherwise the time limit ends it
             ended = terminated if strict else truncated and not terminated

@@ -1,0 +1,146 @@
+"""Objects, doors and the agent placed in the rooms of a room grid, drawn as ranks.
+
+MiniGrid's ``RoomGrid`` places an object with ``place_in_room``: a uniform cell of the
+room, drawn again while it is occupied or next to the agent's current position
+(``reject_next_to``). While a ``RoomGridLevel`` builds its layout the agent still stands at
+the grid's placeholder position (`RoomGrid.default_agent_pos`), so objects keep off that
+cell and its four neighbours. ``place_agent`` then draws a free cell of its room and a
+direction again while the faced cell holds anything but a wall (an object or a door).
+
+The levels draw each of these as a rank among the admissible choices: the exact
+distribution of what MiniGrid accepts, at a fixed cost and without a loop. Cells are flat
+grid indices ``x * H + y`` of the whole ``W x H`` grid; the agent's poses are
+``cell * 4 + direction``. Used by `horizax.grid.envs.babyai_unlock`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+from horizax.grid import constants as C
+from horizax.grid.roomgrid import RoomGrid
+
+
+def interior(room_grid: RoomGrid, i: int, j: int) -> np.ndarray:
+    """bool[W, H]: the interior cells of room ``(i, j)`` (column ``i``, row ``j``)."""
+    step = room_grid.room_size - 1
+    mask = np.zeros((room_grid.width, room_grid.height), bool)
+    mask[i * step + 1 : (i + 1) * step, j * step + 1 : (j + 1) * step] = True
+    return mask
+
+
+def object_cells(room_grid: RoomGrid, i: int, j: int) -> np.ndarray:
+    """bool[W, H]: where ``place_in_room(i, j, ...)`` may put an object while the agent
+    stands at the placeholder: the room's interior at Manhattan distance >= 2 from it."""
+    xs, ys = np.indices((room_grid.width, room_grid.height))
+    agent = room_grid.default_agent_pos()
+    far = np.abs(xs - agent[0]) + np.abs(ys - agent[1]) >= 2
+    return interior(room_grid, i, j) & far
+
+
+def taken_by(cells: Sequence[Array], shape: tuple[int, int]) -> Array:
+    """bool[W, H]: the flat cells ``cells`` (i32[] each) marked."""
+    flat = jnp.zeros(shape[0] * shape[1], bool)
+    for cell in cells:
+        flat = flat | (jnp.arange(shape[0] * shape[1]) == cell)
+    return flat.reshape(shape)
+
+
+def free_count(allowed: np.ndarray | Array, taken: Array) -> Array:
+    """i32[]: how many ``allowed`` cells are not ``taken`` (the radix of the next draw)."""
+    return jnp.sum(allowed & ~taken, dtype=jnp.int32)
+
+
+def nth_cell(allowed: np.ndarray | Array, taken: Array, rank: Array) -> Array:
+    """i32[]: the flat index of the ``rank``-th (from 0) allowed cell not taken."""
+    free = (allowed & ~taken).reshape(-1).astype(jnp.int32)
+    return jnp.sum(jnp.cumsum(free) <= rank, dtype=jnp.int32)
+
+
+Allowed = np.ndarray | Callable[[Sequence[Array]], Array]
+"""Where an object may go: a static bool[W, H], or ``digits -> bool[W, H]`` when the room
+(or a cell to keep clear) is itself drawn."""
+
+
+def placed_cells(
+    digits: Sequence[Array], slots: Sequence[tuple[int, Allowed]], shape: tuple[int, int]
+) -> list[Array]:
+    """The flat cells of the objects placed one after another, as far as ``digits`` go.
+
+    Args:
+        digits: the draws so far (a prefix while `draw_digits` asks for a radix).
+        slots: per object, ``(index of its rank in digits, where it may go)``, in placing
+            order; the k-th object takes the rank-th allowed cell the earlier ones left.
+        shape: ``(W, H)``.
+
+    Returns:
+        One i32[] per object whose rank is among ``digits``.
+    """
+    taken = jnp.zeros(shape, bool)
+    cells = []
+    for index, allowed in slots:
+        if index >= len(digits):
+            break
+        where = allowed(digits) if callable(allowed) else allowed
+        cells.append(nth_cell(where, taken, digits[index]))
+        taken = taken | taken_by(cells[-1:], shape)
+    return cells
+
+
+def slot_radix(
+    slots: Sequence[tuple[int, Allowed]], k: int, shape: tuple[int, int]
+) -> Callable[[Sequence[Array]], Array]:
+    """``digits -> i32[]``: the radix of object ``k``'s rank, the allowed cells the earlier
+    objects of ``slots`` left free (for `draw_digits`)."""
+
+    def radix(digits: Sequence[Array]) -> Array:
+        allowed = slots[k][1]
+        where = allowed(digits) if callable(allowed) else allowed
+        return free_count(where, taken_by(placed_cells(digits, slots[:k], shape), shape))
+
+    return radix
+
+
+def put(grid: Array, cell: Array, obj: Array | Sequence[Array | int]) -> Array:
+    """u8[W, H, 3]: ``grid`` with the encoding ``obj`` (u8[3]) at flat ``cell``."""
+    width, height = grid.shape[:2]
+    at = (jnp.arange(width * height) == cell).reshape(width, height)
+    obj = jnp.stack([jnp.asarray(v, jnp.int32) for v in obj]).astype(jnp.uint8)
+    return jnp.where(at[..., None], obj, grid)
+
+
+def door_slot(room_grid: RoomGrid, i: int, j: int, wall: int | Array, offset: Array) -> Array:
+    """i32[]: the flat cell of room ``(i, j)``'s door slot on ``wall`` (0 right, 1 down,
+    2 left, 3 up; an int or a traced i32[]) at ``offset`` in ``[0, room_size - 2)`` along it
+    (`RoomGrid`'s draw)."""
+    step = room_grid.room_size - 1
+    x0, y0 = jnp.int32(i * step), jnp.int32(j * step)
+    along = 1 + jnp.asarray(offset, jnp.int32)
+    x = jnp.stack([x0 + step, x0 + along, x0, x0 + along])[wall]
+    y = jnp.stack([y0 + along, y0 + step, y0 + along, y0])[wall]
+    return x * room_grid.height + y
+
+
+def agent_poses(grid: Array, room: np.ndarray) -> Array:
+    """bool[W * H * 4]: ``place_agent``'s accepted poses in ``room`` (bool[W, H], its
+    interior): an empty cell, facing an empty cell or a wall."""
+    kind = grid[..., 0]
+    padded = jnp.pad(kind, 1, constant_values=C.WALL)
+    width, height = kind.shape
+    facing = jnp.stack(
+        [padded[1 + dx : 1 + dx + width, 1 + dy : 1 + dy + height] for dx, dy in C.DIR_TO_VEC],
+        axis=-1,
+    )
+    ok = (kind == C.EMPTY)[..., None] & ((facing == C.EMPTY) | (facing == C.WALL))
+    return (jnp.asarray(room)[..., None] & ok).reshape(-1)
+
+
+def nth_pose(admissible: Array, rank: Array, height: int) -> tuple[Array, Array]:
+    """``(agent_pos i32[2], agent_dir i32[])`` of the ``rank``-th admissible pose."""
+    pose = jnp.sum(jnp.cumsum(admissible.astype(jnp.int32)) <= rank, dtype=jnp.int32)
+    cell = pose // 4
+    return jnp.stack([cell // height, cell % height]), pose % 4
