@@ -1,4 +1,6 @@
-"""Stable-Baselines3 takes every horizax id through the Gymnasium adapter.
+"""Stable-Baselines3 takes horizax's environments through the Gymnasium adapter.
+
+SB3's checker and a short PPO run cover one id of each code family (`tests.code_families`).
 
 Gridworlds (BabyAI's levels included) go through MiniGrid's own ``ImgObsWrapper`` at most
 (SB3's policies take Box or Dict-of-Box observations, not MiniGrid's ``mission`` string);
@@ -20,11 +22,13 @@ sb3 = pytest.importorskip("stable_baselines3")
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
 import horizax.adapters.gymnasium  # noqa: E402, F401  (registers horizax/<id>)
-from horizax.core.registry import registered_ids  # noqa: E402
+from tests import code_families as families  # noqa: E402
 
 pytestmark = pytest.mark.reference
 
-IDS = registered_ids()
+# One id of each code family for the per-id check: SB3's checker and a PPO update exercise
+# the adapter and the environment's code; each id's constants are `tests/test_conformance.py`'s.
+FAMILY_IDS = families.REPRESENTATIVES
 SAMPLE = ["MiniGrid-DoorKey-5x5-v0", "MiniGrid-Dynamic-Obstacles-5x5-v0", "Maze-v0"]
 
 
@@ -53,7 +57,7 @@ def _ppo(env: Any, n_steps: int) -> Any:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", FAMILY_IDS)
 def test_check_env_and_ppo_run(env_id):
     """SB3's checker passes, then PPO collects a rollout and updates once (the same process
     and env: the compiled reset and step are shared)."""

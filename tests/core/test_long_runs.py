@@ -109,10 +109,15 @@ def test_ten_million_steps_trace_once_keep_memory_flat_and_keys_on_their_chain()
     assert BATCH * CHUNK * LONG_CHUNKS >= 10**7
     assert len(traces) == 1, "the chunk was traced again"
     # Memory: the first million steps warm the allocator up (measured: 312 -> 323 MiB), then
-    # it stays flat (0.4 MiB over the next nine million). The bounds leave the allocator room.
+    # it stays flat, but for a rare step of the allocator (measured on another VM: one rise
+    # of 4.9 MiB, in two adjacent chunks, over nine million steps). A leak grows with the
+    # steps: even 1 byte a step is 0.1 MiB in every chunk. So after warm-up, memory may rise
+    # in a few chunks only, and by a bounded amount.
     mib = [round(r / 2**20, 1) for r in rss]
     assert rss[-1] - rss[0] < 32 * 2**20, f"resident memory grew: {mib}"
-    assert max(rss[10:]) - rss[10] < 4 * 2**20, f"resident memory grew after warm-up: {mib}"
+    rises = np.diff(np.asarray(rss[10:], np.int64))
+    assert (rises > 64 * 2**10).sum() <= 5, f"resident memory grew chunk after chunk: {mib}"
+    assert max(rss[10:]) - rss[10] < 12 * 2**20, f"resident memory grew after warm-up: {mib}"
     # Counters: an episode's step count restarts with every episode.
     assert 0 < max_t <= fenv.max_steps
     # Keys: every environment's key is its first key advanced once per finished episode.
