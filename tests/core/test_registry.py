@@ -72,7 +72,7 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 52 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 62 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
@@ -91,6 +91,9 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
     babyai |= {f"BabyAI-OpenDoorsOrderN{n}{d}-v0" for n in (2, 4) for d in ("", "Debug")}
     babyai |= {f"BabyAI-Unlock{v}-v0" for v in ("Local", "LocalDist", "Pickup", "PickupDist")}
     babyai |= {f"BabyAI-{v}-v0" for v in ("KeyInBox", "BlockedUnlockPickup", "UnlockToUnlock")}
+    put_next = ["S4N1", "S5N1", "S5N2", "S6N3", "S7N4", "S5N2Carrying", "S6N3Carrying"]
+    babyai |= {f"BabyAI-PutNext{v}-v0" for v in [*put_next, "S7N4Carrying"]}
+    babyai |= {"BabyAI-MoveTwoAcrossS5N2-v0", "BabyAI-MoveTwoAcrossS8N9-v0"}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",

@@ -60,6 +60,7 @@ FAMILY_IDS = (
     "BabyAI-OpenTwoDoors-v0",
     "BabyAI-PickupDist-v0",
     "BabyAI-PutNextLocal-v0",
+    "BabyAI-PutNextS5N2Carrying-v0",
 )
 # Families whose random rollouts pick things up (Fetch's episode ends on the pickup).
 CARRYING = (

@@ -40,6 +40,7 @@ __all__ = [
     "LavaGapEnv",
     "LockedRoomEnv",
     "MemoryEnv",
+    "MoveTwoAcross",
     "MultiRoomEnv",
     "ObstructedMaze_1Dlhb",
     "ObstructedMaze_Full",
@@ -53,6 +54,7 @@ __all__ = [
     "PickupLoc",
     "PlaygroundEnv",
     "PutNearEnv",
+    "PutNext",
     "PutNextLocal",
     "RedBlueDoorEnv",
     "UnlockEnv",
@@ -163,6 +165,10 @@ class MemoryEnv(GymnasiumEnv):
     """MiniGrid's ``MemoryEnv`` ids, played by horizax."""
 
 
+class MoveTwoAcross(GymnasiumEnv):
+    """MiniGrid's ``MoveTwoAcross`` ids (both sizes), played by horizax."""
+
+
 class MultiRoomEnv(GymnasiumEnv):
     """MiniGrid's ``MultiRoomEnv`` ids, played by horizax."""
 
@@ -214,6 +220,10 @@ class PlaygroundEnv(GymnasiumEnv):
 
 class PutNearEnv(GymnasiumEnv):
     """MiniGrid's ``PutNearEnv`` ids, played by horizax."""
+
+
+class PutNext(GymnasiumEnv):
+    """MiniGrid's two-room ``PutNext`` ids (every size, Carrying too), played by horizax."""
 
 
 class PutNextLocal(GymnasiumEnv):

@@ -60,6 +60,7 @@ _CLASSES = {
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
     "BabyAI-KeyInBox-": "KeyInBox",
+    "BabyAI-MoveTwoAcross": "MoveTwoAcross",  # S5N2 and S8N9
     "BabyAI-OneRoomS": "OneRoomS8",  # every room size: MiniGrid's class takes it
     "BabyAI-OpenDoor-": "OpenDoor",
     "BabyAI-OpenDoorColor-": "OpenDoor",
@@ -72,6 +73,7 @@ _CLASSES = {
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too
+    "BabyAI-PutNextS": "PutNext",  # every size, the Carrying variants too
     "BabyAI-UnlockLocal": "UnlockLocal",  # its Dist variant too
     "BabyAI-UnlockPickup": "UnlockPickup",  # its Dist variant too
     "BabyAI-UnlockToUnlock-": "UnlockToUnlock",

@@ -19,6 +19,7 @@ from horizax.grid.envs import (
     babyai_oneroom,
     babyai_pickup,
     babyai_putnext,
+    babyai_putnext_across,
     babyai_unlock,
     crossing,
     distshift,
@@ -68,6 +69,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_doors,
     babyai_door_order,
     babyai_unlock,
+    babyai_putnext_across,
 )
 
 

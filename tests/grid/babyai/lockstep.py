@@ -11,7 +11,10 @@ agent, hand, image, mission string, max_steps, reward, terminated, truncated). T
   limit (truncated, reward 0); on a strict level (``...Debug``) pick that object up, or
   toggle that door, instead, which must terminate with reward 0;
 * ``key_in_box``: a scripted solution of KeyInBox, which the bot cannot play: open the box,
-  pick up the key it leaves, unlock the door; it must succeed.
+  pick up the key it leaves, unlock the door; it must succeed;
+* ``drop_next``: a scripted solution of the PutNext ``…Carrying`` levels, which the bot
+  cannot play: face a free cell next to the fixed object and drop the carried one there
+  (never on the first step, which MiniGrid's verifier does not count); it must succeed.
 
 A composite level (`level.is_composite`) starts with `level.begin_sequence`; MiniGrid's
 plain action instruction in such a level (OpenDoorsOrder's "open d1") is copied in as a
@@ -35,6 +38,7 @@ from horizax.grid.babyai import level
 from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.environment import Environment, Timestep
+from horizax.grid.envs import babyai_putnext_across
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array, verifier
@@ -63,13 +67,27 @@ def programs(env_id: str) -> Programs:
 
 
 def copied_in(mg: Any, progs: Programs) -> Timestep:
-    """A first timestep holding MiniGrid's layout and instruction."""
+    """A first timestep holding MiniGrid's layout and instruction.
+
+    A ``…Carrying`` PutNext level starts with the moved object in the hand, put there after
+    MiniGrid reset the verifier: it is copied back to its cell for `level.begin`, then moved
+    into the hand again (`babyai_putnext_across.into_hand`).
+    """
     blank = np.zeros(mission_tokens.MISSION_LENGTH, np.int32)
     state = bridge.state_from_minigrid(mg, mission_fn=lambda _: blank)
     instr = instr_array(mg.instrs)
     if level.is_composite(progs.env) and instr.shape == (V.INSTR_SIZE,):
         instr = Q.sequence(Q.Seq.SINGLE, instr)
+    held = getattr(mg, "start_carrying", False)
+    if held:
+        x, y = (int(v) for v in mg.obj_a.init_pos)
+        grid = np.array(state.grid)
+        grid[x, y] = state.carrying
+        state = state.replace(grid=grid, carrying=np.asarray(C.EMPTY_CELL, np.uint8))
     state = progs.begin(state, instr)
+    if held:
+        obj = jnp.asarray(mg.obj_a.encode(), jnp.int32)
+        state = babyai_putnext_across.into_hand(state, obj[0], obj[1])
     return bridge.first_timestep(state, progs.view(state))
 
 
@@ -118,6 +136,25 @@ def open_box_then_door(mg: Any) -> int:
     return C.DONE if action is None else action
 
 
+def drop_next_to_fixed(mg: Any) -> int:
+    """The next action of the ``drop_next`` script."""
+    grid = mg.grid.encode()
+    bx, by = (int(v) for v in mg.instrs.desc_fixed.obj_set[0].cur_pos)
+    width, height = grid.shape[:2]
+    free = [
+        (bx + dx, by + dy)
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+        if 0 <= bx + dx < width and 0 <= by + dy < height and grid[bx + dx, by + dy, 0] == C.EMPTY
+    ]
+    if tuple(int(v) for v in mg.front_pos) in free:
+        return C.DROP if mg.step_count > 0 else C.LEFT
+    for target in free:
+        action = dist._first_action_to_face(grid, mg.agent_pos, int(mg.agent_dir), target)
+        if action is not None:
+            return action
+    return C.DONE
+
+
 def play(
     env_id: str,
     seed: int,
@@ -151,6 +188,8 @@ def play(
                 action = int(bot.replan())
             elif policy == "key_in_box":
                 action = open_box_then_door(mg)
+            elif policy == "drop_next":
+                action = drop_next_to_fixed(mg)
             elif policy == "fail":
                 action = face_other_object(mg)
                 if strict and action == C.DONE:  # the wrong object or door, faced
@@ -177,7 +216,7 @@ def play(
         elif policy == "bot":
             assert terminated and reward > 0, f"{env_id}: the bot did not succeed"
             counts["bot_success"] += 1
-        elif policy == "key_in_box":
+        elif policy in ("key_in_box", "drop_next"):
             assert terminated and reward > 0, f"{env_id}: the script did not succeed"
             counts["scripted_success"] += 1
         elif policy == "fail":
