@@ -72,7 +72,7 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 62 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 69 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
@@ -94,6 +94,8 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
     put_next = ["S4N1", "S5N1", "S5N2", "S6N3", "S7N4", "S5N2Carrying", "S6N3Carrying"]
     babyai |= {f"BabyAI-PutNext{v}-v0" for v in [*put_next, "S7N4Carrying"]}
     babyai |= {"BabyAI-MoveTwoAcrossS5N2-v0", "BabyAI-MoveTwoAcrossS8N9-v0"}
+    corridors = ["", "S3R1", "S3R2", "S3R3", "S4R3", "S5R3", "S6R3"]
+    babyai |= {f"BabyAI-KeyCorridor{v}-v0" for v in corridors}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",

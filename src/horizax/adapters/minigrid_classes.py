@@ -35,6 +35,7 @@ __all__ = [
     "GoToRedBallGrey",
     "GoToRedBallNoDists",
     "GoToRedBlueBall",
+    "KeyCorridor",
     "KeyCorridorEnv",
     "KeyInBox",
     "LavaGapEnv",
@@ -147,6 +148,10 @@ class GoToRedBlueBall(GymnasiumEnv):
 
 class KeyInBox(GymnasiumEnv):
     """MiniGrid's ``KeyInBox`` ids, played by horizax."""
+
+
+class KeyCorridor(GymnasiumEnv):
+    """MiniGrid's BabyAI ``KeyCorridor`` ids (every size), played by horizax."""
 
 
 class KeyCorridorEnv(GymnasiumEnv):

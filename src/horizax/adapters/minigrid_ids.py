@@ -59,6 +59,7 @@ _CLASSES = {
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
+    "BabyAI-KeyCorridor": "KeyCorridor",  # every size
     "BabyAI-KeyInBox-": "KeyInBox",
     "BabyAI-MoveTwoAcross": "MoveTwoAcross",  # S5N2 and S8N9
     "BabyAI-OneRoomS": "OneRoomS8",  # every room size: MiniGrid's class takes it

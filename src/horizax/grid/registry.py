@@ -16,6 +16,7 @@ from horizax.grid.envs import (
     babyai_door_order,
     babyai_doors,
     babyai_goto,
+    babyai_keycorridor,
     babyai_oneroom,
     babyai_pickup,
     babyai_putnext,
@@ -70,6 +71,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_door_order,
     babyai_unlock,
     babyai_putnext_across,
+    babyai_keycorridor,
 )
 
 
