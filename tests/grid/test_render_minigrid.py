@@ -53,6 +53,7 @@ FAMILY_IDS = (
     "MiniGrid-PutNear-6x6-N2-v0",
     "MiniGrid-RedBlueDoors-6x6-v0",
     "MiniGrid-UnlockPickup-v0",
+    "BabyAI-FindObjS5-v0",
     "BabyAI-GoToObjDoor-v0",
     "BabyAI-GoToObjS4-v0",
     "BabyAI-KeyCorridorS3R2-v0",

@@ -24,6 +24,7 @@ __all__ = [
     "DynamicObstaclesEnv",
     "EmptyEnv",
     "FetchEnv",
+    "FindObjS5",
     "FourRoomsEnv",
     "GoToDoor",
     "GoToDoorEnv",
@@ -100,6 +101,10 @@ class EmptyEnv(GymnasiumEnv):
 
 class FetchEnv(GymnasiumEnv):
     """MiniGrid's ``FetchEnv`` ids, played by horizax."""
+
+
+class FindObjS5(GymnasiumEnv):
+    """MiniGrid's ``FindObjS5`` ids (every room size), played by horizax."""
 
 
 class FourRoomsEnv(GymnasiumEnv):

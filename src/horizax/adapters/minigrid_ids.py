@@ -51,6 +51,7 @@ _CLASSES = {
     "MiniGrid-UnlockPickup-": "UnlockPickupEnv",
     "BabyAI-ActionObjDoor-": "ActionObjDoor",
     "BabyAI-BlockedUnlockPickup-": "BlockedUnlockPickup",
+    "BabyAI-FindObjS": "FindObjS5",  # every room size: MiniGrid's class takes it
     "BabyAI-GoToDoor-": "GoToDoor",
     "BabyAI-GoToLocal": "GoToLocal",
     "BabyAI-GoToObj": "GoToObj",

@@ -15,6 +15,7 @@ from horizax.core.registry import Family, family_from_doc
 from horizax.grid.envs import (
     babyai_door_order,
     babyai_doors,
+    babyai_findobj,
     babyai_goto,
     babyai_keycorridor,
     babyai_oneroom,
@@ -72,6 +73,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_unlock,
     babyai_putnext_across,
     babyai_keycorridor,
+    babyai_findobj,
 )
 
 
