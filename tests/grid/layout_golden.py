@@ -20,6 +20,10 @@ from horizax.grid.state import State
 DATA_FILE = Path(__file__).with_name("layout_golden.json")
 SEED = 2026
 NUM_KEYS = 3000
+# The batched resets compile at XLA's default level, as `tests.grid.distribution`'s do (its
+# BATCH_OPTIONS, kept apart so that this module imports no MiniGrid): GoTo's 3,000 resets
+# take 80 s at the suite's level 0.
+BATCH_OPTIONS = {"xla_backend_optimization_level": 2}
 # Small envs with short episodes, so 300 steps cover many autoresets of varied layouts.
 ROLLOUT_IDS = (
     "MiniGrid-DoorKey-5x5-v0",
@@ -100,7 +104,7 @@ def reset_states(env_id: str, num_keys: int = NUM_KEYS) -> Any:
     if isinstance(env, Environment):
         env = env.replace(observation_fn=_no_observation)
     keys = jax.random.split(jax.random.PRNGKey(SEED), num_keys)
-    out = jax.jit(jax.vmap(env.reset))(keys)
+    out = jax.jit(jax.vmap(env.reset), compiler_options=BATCH_OPTIONS)(keys)
     # Grid envs return a Timestep holding the state; the Maze returns (state, timestep).
     return out[0] if isinstance(out, tuple) else out.state
 

@@ -55,6 +55,7 @@ FAMILY_IDS = (
     "MiniGrid-UnlockPickup-v0",
     "BabyAI-FindObjS5-v0",
     "BabyAI-GoToObjDoor-v0",
+    "BabyAI-GoToObjMazeS4R2-v0",
     "BabyAI-GoToObjS4-v0",
     "BabyAI-KeyCorridorS3R2-v0",
     "BabyAI-KeyInBox-v0",

@@ -26,6 +26,7 @@ __all__ = [
     "FetchEnv",
     "FindObjS5",
     "FourRoomsEnv",
+    "GoTo",
     "GoToDoor",
     "GoToDoorEnv",
     "GoToLocal",
@@ -109,6 +110,11 @@ class FindObjS5(GymnasiumEnv):
 
 class FourRoomsEnv(GymnasiumEnv):
     """MiniGrid's ``FourRoomsEnv`` ids, played by horizax."""
+
+
+class GoTo(GymnasiumEnv):
+    """MiniGrid's BabyAI ``GoTo`` ids (GoToOpen and the GoToObjMaze ids too), played by
+    horizax."""
 
 
 class GoToDoor(GymnasiumEnv):

@@ -52,10 +52,13 @@ _CLASSES = {
     "BabyAI-ActionObjDoor-": "ActionObjDoor",
     "BabyAI-BlockedUnlockPickup-": "BlockedUnlockPickup",
     "BabyAI-FindObjS": "FindObjS5",  # every room size: MiniGrid's class takes it
+    "BabyAI-GoTo-": "GoTo",
     "BabyAI-GoToDoor-": "GoToDoor",
     "BabyAI-GoToLocal": "GoToLocal",
     "BabyAI-GoToObj": "GoToObj",
     "BabyAI-GoToObjDoor-": "GoToObjDoor",
+    "BabyAI-GoToObjMaze": "GoTo",  # every size, Open too
+    "BabyAI-GoToOpen-": "GoTo",
     "BabyAI-GoToRedBall-": "GoToRedBall",
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",

@@ -17,6 +17,7 @@ from horizax.grid.envs import (
     babyai_doors,
     babyai_findobj,
     babyai_goto,
+    babyai_goto_maze,
     babyai_keycorridor,
     babyai_oneroom,
     babyai_pickup,
@@ -74,6 +75,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_putnext_across,
     babyai_keycorridor,
     babyai_findobj,
+    babyai_goto_maze,
 )
 
 

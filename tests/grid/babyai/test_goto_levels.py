@@ -141,16 +141,16 @@ def shared_reset(room_size: int) -> tuple[Any, int]:
     draw = functools.partial(
         babyai_goto.draw_goto, room_size=room_size, attempts=babyai_goto.ATTEMPTS
     )
-    return jax.jit(jax.vmap(draw, in_axes=(0, None))), slots
+    return jax.jit(jax.vmap(draw, in_axes=(0, None)), compiler_options=dist.BATCH_OPTIONS), slots
 
 
 def our_resets(env_id: str, n: int) -> dist.Layouts:
     """``n`` resets of ``env_id``'s layout, drawn by its room size's shared program."""
     room_size, spec = babyai_goto.LEVELS[env_id]
     if env_id in babyai_goto.PAIRS:  # its own program: the pairs are static
-        state = jax.jit(jax.vmap(horizax.make(env_id).layout_fn))(
-            jax.random.split(jax.random.PRNGKey(1), n)
-        )
+        state = jax.jit(
+            jax.vmap(horizax.make(env_id).layout_fn), compiler_options=dist.BATCH_OPTIONS
+        )(jax.random.split(jax.random.PRNGKey(1), n))
         arrays = (state.grid, state.agent_pos, state.agent_dir, state.mission)
         return dist.Layouts(*(np.asarray(a) for a in arrays))
     draw, slots = shared_reset(room_size)

@@ -91,7 +91,7 @@ def _features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 
 
 def our_resets(env_id: str, n: int) -> dist.Layouts:
-    state = jax.jit(jax.vmap(horizax.make(env_id).layout_fn))(
+    state = jax.jit(jax.vmap(horizax.make(env_id).layout_fn), compiler_options=dist.BATCH_OPTIONS)(
         jax.random.split(jax.random.PRNGKey(1), n)
     )
     arrays = (state.grid, state.agent_pos, state.agent_dir, state.mission)

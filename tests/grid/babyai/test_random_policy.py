@@ -58,7 +58,11 @@ def _no_observation(state: Any) -> Any:
     return jnp.zeros((), jnp.uint8)
 
 
-_STEP = jax.jit(lambda env, ts, actions: jax.vmap(env.step)(ts, actions), static_argnums=0)
+_STEP = jax.jit(
+    lambda env, ts, actions: jax.vmap(env.step)(ts, actions),
+    static_argnums=0,
+    compiler_options=dist.BATCH_OPTIONS,
+)
 
 
 def _outcome(reward: np.ndarray, step_type: np.ndarray) -> np.ndarray:
@@ -75,7 +79,8 @@ def our_episodes(env: Environment, n: int, seed: int = 0) -> tuple[np.ndarray, n
     keys = jax.random.split(jax.random.PRNGKey(seed), n)
     # The step never reads the layout, and no outcome reads an observation.
     shared = env.replace(layout_fn=_no_layout, env_id="", observation_fn=_no_observation)
-    timestep = jax.jit(jax.vmap(env.replace(observation_fn=_no_observation).reset))(keys)
+    reset = jax.vmap(env.replace(observation_fn=_no_observation).reset)
+    timestep = jax.jit(reset, compiler_options=dist.BATCH_OPTIONS)(keys)
     rng = np.random.default_rng(seed)
     outcome, length = np.full(n, -1), np.zeros(n, np.int64)
     horizon = min(env.max_steps, HORIZON)

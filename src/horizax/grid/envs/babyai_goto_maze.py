@@ -1,0 +1,156 @@
+"""BabyAI-GoToMaze: go to an object somewhere in a grid of rooms joined by doors.
+
+MiniGrid 3.2.0's ``GoTo`` (``minigrid/envs/babyai/goto.py``), registered as
+``BabyAI-GoTo-v0`` (3 x 3 rooms of side 8, 18 objects), ``BabyAI-GoToOpen-v0`` (its doors
+open), ``BabyAI-GoToObjMaze-v0`` (one object) with ``…Open-v0``, ``…S4R2-v0`` (2 x 2 rooms
+of side 4) and ``…S4-v0`` … ``…S7-v0`` (3 x 3 rooms of side 4 to 7). MiniGrid's draws, in
+order:
+
+* the agent: a uniform room, a uniform interior cell and direction (the rooms are empty
+  and have no doors yet, so no pose is redrawn);
+* ``connect_all``: closed doors of uniform colours until every room is reachable
+  (`horizax.grid.babyai.connect`, in closed form);
+* the objects (``add_distractors(all_unique=False)``): each a uniform kind and colour
+  (repeats allowed) in a uniform room, on a free interior cell not next to the agent;
+* the whole layout is drawn again when an object or a door cannot be reached without
+  moving an object (``check_objs_reachable``); here `ATTEMPTS` whole layouts per reset, the
+  first accepted kept, else the last (rates in docs/gridworld.md);
+* "go to the/a KIND": one of the objects, uniform, described by kind and colour (any
+  object of that kind and colour counts); the Open levels then open every door.
+
+* observation: u8[7, 7, 3] egocentric view with occlusion; ``State.mission`` i32[72] word
+  ids of the mission (`horizax.grid.mission_tokens`).
+* action: i32[] in [0, 7).
+* reward: f32[], ``1 - 0.9 * t / max_steps`` on success, else 0.
+* termination: the verifier's success; truncation at ``max_steps = size**2 * rows *
+  cols``.
+* state: ``State.extra`` is a `horizax.grid.babyai.level.LevelState`.
+
+Example:
+    >>> env = horizax.make("BabyAI-GoToObjMazeS4-v0")
+    >>> ts = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), 1024))
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+from horizax.core import threefry
+from horizax.grid import constants as C
+from horizax.grid.babyai import connect, level
+from horizax.grid.babyai import descriptions as D
+from horizax.grid.babyai import placement as P
+from horizax.grid.babyai import verifiers as V
+from horizax.grid.envs.babyai_findobj import with_doors
+from horizax.grid.envs.babyai_goto import reachable
+from horizax.grid.roomgrid import RoomGrid
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET, sequential_draws
+from horizax.grid.state import State, make_state
+
+KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
+GOTO = (V.Instr.GOTO,)
+# Whole layouts per reset, by (objects, room size): the rejection rates measured per draw
+# (docs/gridworld.md) give every level below one in 10**6 resets with all rejected.
+ATTEMPTS = {(18, 8): 20, (1, 8): 4, (1, 7): 5, (1, 6): 5, (1, 5): 7, (1, 4): 10}
+
+
+def _attempt(
+    key: Array, *, room_grid: RoomGrid, num_dists: int, doors_open: bool
+) -> tuple[State, Array, Array]:
+    """One whole layout: ``(state, accepted, instr i32[8])``."""
+    cols, rows = room_grid.num_cols, room_grid.num_rows
+    side = room_grid.room_size - 2
+    step = room_grid.room_size - 1
+    shape = (room_grid.width, room_grid.height)
+    rooms = np.stack([P.interior(room_grid, i, j) for j in range(rows) for i in range(cols)])
+    edges = len(connect.walls(cols, rows))
+    layout_key, priority_key = threefry.split(key, 2)
+    xs, ys = np.indices(shape)
+
+    def program(draw):
+        room = draw(cols * rows, cols * rows)
+        cell, direction = draw(side * side, side * side), draw(4, 4)
+        agent = jnp.stack(
+            [room % cols * step + 1 + cell // side, room // cols * step + 1 + cell % side]
+        )
+        offsets = [draw(side, side) for _ in range(edges)]
+        colours = [draw(C.NUM_COLORS, C.NUM_COLORS) for _ in range(edges)]
+        near = jnp.abs(xs - agent[0]) + jnp.abs(ys - agent[1]) < 2
+        taken = jnp.zeros(shape, bool)
+        objects = []
+        for _ in range(num_dists):
+            colour, kind = draw(C.NUM_COLORS, C.NUM_COLORS), draw(len(KINDS), len(KINDS))
+            allowed = jnp.asarray(rooms)[draw(cols * rows, cols * rows)] & ~near
+            at = P.nth_cell(allowed, taken, draw(P.free_count(allowed, taken), side * side))
+            taken = taken | P.taken_by([at], shape)
+            objects.append((at, KINDS[0] + kind, colour))
+        target = draw(num_dists, num_dists)
+        return agent, direction, offsets, colours, objects, target
+
+    agent, direction, offsets, colours, objects, target = sequential_draws(
+        layout_key, program, budget=WIDE_DIGIT_BUDGET
+    )
+    priority = threefry.random_bits(priority_key, (edges,))
+    everywhere = jnp.ones(edges, bool)
+    doors = connect.added_doors(priority, ~everywhere, everywhere, cols, rows)
+    grid = with_doors(room_grid, jnp.asarray(room_grid.walls()), doors, offsets, colours)
+    for at, kind, colour in objects:
+        grid = P.put(grid, at, (kind, colour, 0))
+    kind = grid[..., 0]
+    walked = reachable((kind != C.EMPTY) & (kind != C.DOOR), agent)
+    accepted = jnp.all(walked | (kind == C.EMPTY) | (kind == C.WALL))
+    if doors_open:
+        grid = jnp.where((kind == C.DOOR)[..., None], grid.at[..., 2].set(C.OPEN), grid)
+    kinds = jnp.stack([o[1] for o in objects])
+    colours_of = jnp.stack([o[2] for o in objects])
+    instr = level.action(V.Instr.GOTO, False, (kinds[target], colours_of[target], D.Loc.NONE))
+    return make_state(grid, agent, direction), accepted, instr
+
+
+def draw_goto_maze(
+    key: Array, *, room_grid: RoomGrid, num_dists: int, doors_open: bool, attempts: int
+) -> State:
+    """One reset of a GoTo maze level: ``attempts`` whole layouts (static), the first whose
+    objects and doors are all reachable kept, else the last."""
+    attempt = functools.partial(
+        _attempt, room_grid=room_grid, num_dists=num_dists, doors_open=doors_open
+    )
+    state, instr = level.first_accepted(attempt, key, attempts)
+    return level.begin(state, instr, room_size=room_grid.room_size, kinds=GOTO)
+
+
+def _entry(name: str, *, room_size=8, rows=3, cols=3, num_dists=18, doors_open=False):
+    env_id = f"BabyAI-{name}-v0"
+    room_grid = RoomGrid(room_size=room_size, num_rows=rows, num_cols=cols)
+    layout = functools.partial(
+        draw_goto_maze,
+        room_grid=room_grid,
+        num_dists=num_dists,
+        doors_open=doors_open,
+        attempts=ATTEMPTS[num_dists, room_size],
+    )
+    return env_id, level.level_factory(
+        env_id,
+        room_size=room_size,
+        num_rows=rows,
+        num_cols=cols,
+        num_navs=1,
+        layout_fn=layout,
+        kinds=GOTO,
+    )
+
+
+ENVIRONMENTS = dict(
+    [
+        _entry("GoTo"),
+        _entry("GoToOpen", doors_open=True),
+        _entry("GoToObjMaze", num_dists=1),
+        _entry("GoToObjMazeOpen", num_dists=1, doors_open=True),
+        _entry("GoToObjMazeS4R2", num_dists=1, room_size=4, rows=2, cols=2),
+        *(_entry(f"GoToObjMazeS{s}", num_dists=1, room_size=s) for s in (4, 5, 6, 7)),
+    ]
+)

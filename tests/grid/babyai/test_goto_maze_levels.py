@@ -1,0 +1,72 @@
+"""BabyAI's GoTo maze levels against MiniGrid 3.2.0: lockstep episodes and resets.
+
+Lockstep (`lockstep.play`): the BabyAI bot's episodes (success), random episodes and
+deliberate failures (facing an object or door the instruction does not describe, then
+``done`` until the time limit); levels whose stepping programs are the same share them.
+Then 2,000 MiniGrid resets against ours per level (1,000 for GoTo and GoToOpen, whose
+MiniGrid resets cost ten times more): the agent's pose, the objects, which walls got doors
+and the door states; every one of ours must have all its objects and doors reachable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import horizax
+from horizax.grid import constants as C
+from horizax.grid.envs import babyai_goto_maze
+from tests import code_families
+from tests.grid import distribution as dist
+from tests.grid import minigrid_bridge as bridge
+from tests.grid.babyai import lockstep
+from tests.grid.babyai.test_door_levels import reached_everything
+from tests.grid.babyai.test_findobj_levels import _with_doors
+from tests.grid.babyai.test_goto_levels import minigrid_resets
+from tests.grid.babyai.test_pickup_levels import our_resets
+
+IDS = sorted(babyai_goto_maze.ENVIRONMENTS)
+SHARED_PROGRAMS = {
+    "BabyAI-GoToOpen-v0": "BabyAI-GoTo-v0",
+    "BabyAI-GoToObjMaze-v0": "BabyAI-GoTo-v0",
+    "BabyAI-GoToObjMazeOpen-v0": "BabyAI-GoTo-v0",
+}
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("env_id", IDS)
+def test_configuration_matches_minigrid(env_id):
+    bridge.assert_same_configuration(env_id)
+
+
+def test_shared_programs_differ_in_layouts_alone():
+    for env_id, shared in SHARED_PROGRAMS.items():
+        a, b = horizax.make(env_id), horizax.make(shared)
+        assert code_families.code(a.step) == code_families.code(b.step), env_id
+        assert (a.width, a.height, a.max_steps) == (b.width, b.height, b.max_steps), env_id
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("env_id", IDS)
+def test_lockstep_with_minigrid(env_id):
+    progs = lockstep.programs(SHARED_PROGRAMS.get(env_id, env_id))
+    counts = lockstep.play(env_id, IDS.index(env_id), progs, ("bot", "random", "fail", "bot"))
+    assert counts["bot_success"] == 2 and counts["failure"] == 1
+
+
+@pytest.mark.slow
+@pytest.mark.reference
+@pytest.mark.parametrize("env_id", IDS)
+def test_reset_distribution_matches_minigrid(env_id):
+    n = 1000 if env_id in ("BabyAI-GoTo-v0", "BabyAI-GoToOpen-v0") else 2000
+    ours = our_resets(env_id, n)
+    dist.compare_layouts(_with_doors, ours, minigrid_resets(env_id, n))
+    features = _with_doors(ours)
+    assert reached_everything(ours).all(), "a reset kept an unreachable object or door"
+    expected = C.OPEN if env_id.endswith("Open-v0") else C.CLOSED
+    assert (features["door_states"] == expected).all()
+    count = 18 if env_id in ("BabyAI-GoTo-v0", "BabyAI-GoToOpen-v0") else 1
+    assert (features["object_count"] == count).all()
+    rooms = 4 if "S4R2" in env_id else 9
+    assert (features["door_count"] >= rooms - 1).all()
+    assert np.all(features["mission_length"] >= 4)
