@@ -49,10 +49,12 @@ __all__ = [
     "ObstructedMaze_Full",
     "ObstructedMaze_Full_V1",
     "OneRoomS8",
+    "Open",
     "OpenDoor",
     "OpenDoorsOrder",
     "OpenRedDoor",
     "OpenTwoDoors",
+    "Pickup",
     "PickupDist",
     "PickupLoc",
     "PlaygroundEnv",
@@ -60,6 +62,7 @@ __all__ = [
     "PutNext",
     "PutNextLocal",
     "RedBlueDoorEnv",
+    "UnblockPickup",
     "UnlockEnv",
     "UnlockLocal",
     "UnlockPickup",
@@ -205,6 +208,10 @@ class OneRoomS8(GymnasiumEnv):
     """MiniGrid's ``OneRoomS8`` ids (every room size), played by horizax."""
 
 
+class Open(GymnasiumEnv):
+    """MiniGrid's BabyAI ``Open`` ids, played by horizax."""
+
+
 class OpenDoor(GymnasiumEnv):
     """MiniGrid's ``OpenDoor`` ids (its Debug, Color and Loc variants too), played by horizax."""
 
@@ -220,6 +227,10 @@ class OpenRedDoor(GymnasiumEnv):
 class OpenTwoDoors(GymnasiumEnv):
     """MiniGrid's ``OpenTwoDoors`` ids (OpenRedBlueDoors and its Debug too), played by
     horizax."""
+
+
+class Pickup(GymnasiumEnv):
+    """MiniGrid's BabyAI ``Pickup`` ids, played by horizax."""
 
 
 class PickupDist(GymnasiumEnv):
@@ -256,6 +267,10 @@ class UnlockLocal(GymnasiumEnv):
 
 class UnlockPickup(GymnasiumEnv):
     """MiniGrid's BabyAI ``UnlockPickup`` ids (its Dist variant too), played by horizax."""
+
+
+class UnblockPickup(GymnasiumEnv):
+    """MiniGrid's ``UnblockPickup`` ids, played by horizax."""
 
 
 class UnlockEnv(GymnasiumEnv):

@@ -67,6 +67,7 @@ _CLASSES = {
     "BabyAI-KeyInBox-": "KeyInBox",
     "BabyAI-MoveTwoAcross": "MoveTwoAcross",  # S5N2 and S8N9
     "BabyAI-OneRoomS": "OneRoomS8",  # every room size: MiniGrid's class takes it
+    "BabyAI-Open-": "Open",
     "BabyAI-OpenDoor-": "OpenDoor",
     "BabyAI-OpenDoorColor-": "OpenDoor",
     "BabyAI-OpenDoorDebug-": "OpenDoor",
@@ -75,10 +76,12 @@ _CLASSES = {
     "BabyAI-OpenRedBlueDoors": "OpenTwoDoors",  # its Debug variant too
     "BabyAI-OpenRedDoor-": "OpenRedDoor",
     "BabyAI-OpenTwoDoors-": "OpenTwoDoors",
+    "BabyAI-Pickup-": "Pickup",
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too
     "BabyAI-PutNextS": "PutNext",  # every size, the Carrying variants too
+    "BabyAI-UnblockPickup-": "UnblockPickup",
     "BabyAI-UnlockLocal": "UnlockLocal",  # its Dist variant too
     "BabyAI-UnlockPickup": "UnlockPickup",  # its Dist variant too
     "BabyAI-UnlockToUnlock-": "UnlockToUnlock",

@@ -17,8 +17,8 @@ from horizax.grid.envs import (
     babyai_doors,
     babyai_findobj,
     babyai_goto,
-    babyai_goto_maze,
     babyai_keycorridor,
+    babyai_maze,
     babyai_oneroom,
     babyai_pickup,
     babyai_putnext,
@@ -75,7 +75,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_putnext_across,
     babyai_keycorridor,
     babyai_findobj,
-    babyai_goto_maze,
+    babyai_maze,
 )
 
 

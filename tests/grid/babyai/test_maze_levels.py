@@ -1,11 +1,12 @@
-"""BabyAI's GoTo maze levels against MiniGrid 3.2.0: lockstep episodes and resets.
+"""BabyAI's maze levels (GoTo, Open, Pickup, UnblockPickup) against MiniGrid 3.2.0.
 
 Lockstep (`lockstep.play`): the BabyAI bot's episodes (success), random episodes and
 deliberate failures (facing an object or door the instruction does not describe, then
 ``done`` until the time limit); levels whose stepping programs are the same share them.
-Then 2,000 MiniGrid resets against ours per level (1,000 for GoTo and GoToOpen, whose
-MiniGrid resets cost ten times more): the agent's pose, the objects, which walls got doors
-and the door states; every one of ours must have all its objects and doors reachable.
+Then 2,000 MiniGrid resets against ours per level (1,000 for the levels with 18 or 20
+objects, whose MiniGrid resets cost ten times more): the agent's pose, the objects, which
+walls got doors and the door states; every one of ours must have all its objects and doors
+reachable (UnblockPickup: some object or door must NOT be).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 
 import horizax
 from horizax.grid import constants as C
-from horizax.grid.envs import babyai_goto_maze
+from horizax.grid.envs import babyai_maze
 from tests import code_families
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
@@ -25,12 +26,14 @@ from tests.grid.babyai.test_findobj_levels import _with_doors
 from tests.grid.babyai.test_goto_levels import minigrid_resets
 from tests.grid.babyai.test_pickup_levels import our_resets
 
-IDS = sorted(babyai_goto_maze.ENVIRONMENTS)
+IDS = sorted(babyai_maze.ENVIRONMENTS)
 SHARED_PROGRAMS = {
     "BabyAI-GoToOpen-v0": "BabyAI-GoTo-v0",
     "BabyAI-GoToObjMaze-v0": "BabyAI-GoTo-v0",
     "BabyAI-GoToObjMazeOpen-v0": "BabyAI-GoTo-v0",
+    "BabyAI-UnblockPickup-v0": "BabyAI-Pickup-v0",
 }
+CROWDED = ("BabyAI-GoTo-v0", "BabyAI-GoToOpen-v0", "BabyAI-Open-v0", "BabyAI-Pickup-v0")
 
 
 @pytest.mark.reference
@@ -58,14 +61,18 @@ def test_lockstep_with_minigrid(env_id):
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n = 1000 if env_id in ("BabyAI-GoTo-v0", "BabyAI-GoToOpen-v0") else 2000
+    n = 1000 if env_id in (*CROWDED, "BabyAI-UnblockPickup-v0") else 2000
     ours = our_resets(env_id, n)
     dist.compare_layouts(_with_doors, ours, minigrid_resets(env_id, n))
     features = _with_doors(ours)
-    assert reached_everything(ours).all(), "a reset kept an unreachable object or door"
-    expected = C.OPEN if env_id.endswith("Open-v0") else C.CLOSED
+    reached = reached_everything(ours)
+    if env_id == "BabyAI-UnblockPickup-v0":
+        assert not reached.any(), "a reset kept a layout with nothing to unblock"
+    else:
+        assert reached.all(), "a reset kept an unreachable object or door"
+    expected = C.OPEN if env_id.endswith("Open-v0") and env_id != "BabyAI-Open-v0" else C.CLOSED
     assert (features["door_states"] == expected).all()
-    count = 18 if env_id in ("BabyAI-GoTo-v0", "BabyAI-GoToOpen-v0") else 1
+    count = 18 if env_id in CROWDED else 20 if "Unblock" in env_id else 1
     assert (features["object_count"] == count).all()
     rooms = 4 if "S4R2" in env_id else 9
     assert (features["door_count"] >= rooms - 1).all()

@@ -1,10 +1,11 @@
-"""BabyAI-GoToMaze: go to an object somewhere in a grid of rooms joined by doors.
+"""BabyAI-Maze: go to, open or pick up something in a grid of rooms joined by doors.
 
 MiniGrid 3.2.0's ``GoTo`` (``minigrid/envs/babyai/goto.py``), registered as
 ``BabyAI-GoTo-v0`` (3 x 3 rooms of side 8, 18 objects), ``BabyAI-GoToOpen-v0`` (its doors
 open), ``BabyAI-GoToObjMaze-v0`` (one object) with ``…Open-v0``, ``…S4R2-v0`` (2 x 2 rooms
-of side 4) and ``…S4-v0`` … ``…S7-v0`` (3 x 3 rooms of side 4 to 7). MiniGrid's draws, in
-order:
+of side 4) and ``…S4-v0`` … ``…S7-v0`` (3 x 3 rooms of side 4 to 7); and ``Open``,
+``Pickup`` and ``UnblockPickup`` (``open.py``, ``pickup.py``: the same layout, 18 objects,
+20 for UnblockPickup). MiniGrid's draws, in order:
 
 * the agent: a uniform room, a uniform interior cell and direction (the rooms are empty
   and have no doors yet, so no pose is redrawn);
@@ -13,10 +14,12 @@ order:
 * the objects (``add_distractors(all_unique=False)``): each a uniform kind and colour
   (repeats allowed) in a uniform room, on a free interior cell not next to the agent;
 * the whole layout is drawn again when an object or a door cannot be reached without
-  moving an object (``check_objs_reachable``); here `ATTEMPTS` whole layouts per reset, the
+  moving an object (``check_objs_reachable``); UnblockPickup draws it again in the opposite
+  case, when every object and door can be. Here `ATTEMPTS` whole layouts per reset, the
   first accepted kept, else the last (rates in docs/gridworld.md);
-* "go to the/a KIND": one of the objects, uniform, described by kind and colour (any
-  object of that kind and colour counts); the Open levels then open every door.
+* the instruction, described by kind and colour (any match counts): "go to" or "pick up"
+  one of the objects, uniform; Open: "open" one of the doors, uniform. The GoTo Open levels
+  then open every door.
 
 * observation: u8[7, 7, 3] egocentric view with occlusion; ``State.mission`` i32[72] word
   ids of the mission (`horizax.grid.mission_tokens`).
@@ -52,16 +55,34 @@ from horizax.grid.sampling import WIDE_DIGIT_BUDGET, sequential_draws
 from horizax.grid.state import State, make_state
 
 KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
-GOTO = (V.Instr.GOTO,)
 # Whole layouts per reset, by (objects, room size): the rejection rates measured per draw
 # (docs/gridworld.md) give every level below one in 10**6 resets with all rejected.
-ATTEMPTS = {(18, 8): 20, (1, 8): 4, (1, 7): 5, (1, 6): 5, (1, 5): 7, (1, 4): 10}
+ATTEMPTS = {
+    "GoTo": 20,
+    "GoToOpen": 20,
+    "GoToObjMaze": 4,
+    "GoToObjMazeOpen": 4,
+    "GoToObjMazeS4R2": 10,
+    "GoToObjMazeS4": 10,
+    "GoToObjMazeS5": 7,
+    "GoToObjMazeS6": 5,
+    "GoToObjMazeS7": 5,
+    "Open": 20,
+    "Pickup": 20,
+    "UnblockPickup": 20,
+}
 
 
 def _attempt(
-    key: Array, *, room_grid: RoomGrid, num_dists: int, doors_open: bool
+    key: Array,
+    *,
+    room_grid: RoomGrid,
+    num_dists: int,
+    doors_open: bool,
+    action: int,
+    unblock: bool,
 ) -> tuple[State, Array, Array]:
-    """One whole layout: ``(state, accepted, instr i32[8])``."""
+    """One whole layout: ``(state, accepted, instr i32[8])`` (see `draw_maze`)."""
     cols, rows = room_grid.num_cols, room_grid.num_rows
     side = room_grid.room_size - 2
     step = room_grid.room_size - 1
@@ -70,6 +91,9 @@ def _attempt(
     edges = len(connect.walls(cols, rows))
     layout_key, priority_key = threefry.split(key, 2)
     xs, ys = np.indices(shape)
+    priority = threefry.random_bits(priority_key, (edges,))
+    everywhere = jnp.ones(edges, bool)
+    doors = connect.added_doors(priority, ~everywhere, everywhere, cols, rows)
 
     def program(draw):
         room = draw(cols * rows, cols * rows)
@@ -88,50 +112,88 @@ def _attempt(
             at = P.nth_cell(allowed, taken, draw(P.free_count(allowed, taken), side * side))
             taken = taken | P.taken_by([at], shape)
             objects.append((at, KINDS[0] + kind, colour))
-        target = draw(num_dists, num_dists)
+        if action == V.Instr.OPEN:  # a door, uniform (MiniGrid lists each one twice)
+            rank = draw(jnp.sum(doors, dtype=jnp.int32), edges)
+            door = jnp.sum(jnp.cumsum(doors.astype(jnp.int32)) <= rank, dtype=jnp.int32)
+            target = (jnp.int32(C.DOOR), jnp.stack(colours)[door])
+        else:
+            pick = draw(num_dists, num_dists)
+            kinds = jnp.stack([o[1] for o in objects])
+            target = (kinds[pick], jnp.stack([o[2] for o in objects])[pick])
         return agent, direction, offsets, colours, objects, target
 
     agent, direction, offsets, colours, objects, target = sequential_draws(
         layout_key, program, budget=WIDE_DIGIT_BUDGET
     )
-    priority = threefry.random_bits(priority_key, (edges,))
-    everywhere = jnp.ones(edges, bool)
-    doors = connect.added_doors(priority, ~everywhere, everywhere, cols, rows)
     grid = with_doors(room_grid, jnp.asarray(room_grid.walls()), doors, offsets, colours)
     for at, kind, colour in objects:
         grid = P.put(grid, at, (kind, colour, 0))
     kind = grid[..., 0]
     walked = reachable((kind != C.EMPTY) & (kind != C.DOOR), agent)
-    accepted = jnp.all(walked | (kind == C.EMPTY) | (kind == C.WALL))
+    everything = jnp.all(walked | (kind == C.EMPTY) | (kind == C.WALL))
+    accepted = ~everything if unblock else everything
     if doors_open:
         grid = jnp.where((kind == C.DOOR)[..., None], grid.at[..., 2].set(C.OPEN), grid)
-    kinds = jnp.stack([o[1] for o in objects])
-    colours_of = jnp.stack([o[2] for o in objects])
-    instr = level.action(V.Instr.GOTO, False, (kinds[target], colours_of[target], D.Loc.NONE))
+    instr = level.action(action, False, (*target, D.Loc.NONE))
     return make_state(grid, agent, direction), accepted, instr
 
 
-def draw_goto_maze(
-    key: Array, *, room_grid: RoomGrid, num_dists: int, doors_open: bool, attempts: int
+def draw_maze(
+    key: Array,
+    *,
+    room_grid: RoomGrid,
+    num_dists: int,
+    doors_open: bool,
+    action: int,
+    unblock: bool,
+    attempts: int,
 ) -> State:
-    """One reset of a GoTo maze level: ``attempts`` whole layouts (static), the first whose
-    objects and doors are all reachable kept, else the last."""
+    """One reset of a maze level: ``attempts`` whole layouts (static), the first accepted
+    kept, else the last.
+
+    Args:
+        key: the episode's PRNG key.
+        room_grid: the rooms (static).
+        num_dists: objects placed (static).
+        doors_open: static, every door opened after the draws (the Open levels).
+        action: static, the `verifiers.Instr` kind: GOTO or PICKUP an object, OPEN a door.
+        unblock: static, UnblockPickup: a layout is accepted when some object or door can
+            NOT be reached without moving an object (the others: when all can).
+        attempts: static, whole layouts drawn.
+    """
     attempt = functools.partial(
-        _attempt, room_grid=room_grid, num_dists=num_dists, doors_open=doors_open
-    )
-    state, instr = level.first_accepted(attempt, key, attempts)
-    return level.begin(state, instr, room_size=room_grid.room_size, kinds=GOTO)
-
-
-def _entry(name: str, *, room_size=8, rows=3, cols=3, num_dists=18, doors_open=False):
-    env_id = f"BabyAI-{name}-v0"
-    room_grid = RoomGrid(room_size=room_size, num_rows=rows, num_cols=cols)
-    layout = functools.partial(
-        draw_goto_maze,
+        _attempt,
         room_grid=room_grid,
         num_dists=num_dists,
         doors_open=doors_open,
-        attempts=ATTEMPTS[num_dists, room_size],
+        action=action,
+        unblock=unblock,
+    )
+    state, instr = level.first_accepted(attempt, key, attempts)
+    return level.begin(state, instr, room_size=room_grid.room_size, kinds=(action,))
+
+
+def _entry(
+    name: str,
+    *,
+    room_size=8,
+    rows=3,
+    cols=3,
+    num_dists=18,
+    doors_open=False,
+    action=V.Instr.GOTO,
+    unblock=False,
+):
+    env_id = f"BabyAI-{name}-v0"
+    room_grid = RoomGrid(room_size=room_size, num_rows=rows, num_cols=cols)
+    layout = functools.partial(
+        draw_maze,
+        room_grid=room_grid,
+        num_dists=num_dists,
+        doors_open=doors_open,
+        action=action,
+        unblock=unblock,
+        attempts=ATTEMPTS[name],
     )
     return env_id, level.level_factory(
         env_id,
@@ -140,7 +202,7 @@ def _entry(name: str, *, room_size=8, rows=3, cols=3, num_dists=18, doors_open=F
         num_cols=cols,
         num_navs=1,
         layout_fn=layout,
-        kinds=GOTO,
+        kinds=(action,),
     )
 
 
@@ -152,5 +214,8 @@ ENVIRONMENTS = dict(
         _entry("GoToObjMazeOpen", num_dists=1, doors_open=True),
         _entry("GoToObjMazeS4R2", num_dists=1, room_size=4, rows=2, cols=2),
         *(_entry(f"GoToObjMazeS{s}", num_dists=1, room_size=s) for s in (4, 5, 6, 7)),
+        _entry("Open", action=V.Instr.OPEN),
+        _entry("Pickup", action=V.Instr.PICKUP),
+        _entry("UnblockPickup", num_dists=20, action=V.Instr.PICKUP, unblock=True),
     ]
 )
