@@ -56,6 +56,7 @@ FAMILY_IDS = (
     "BabyAI-FindObjS5-v0",
     "BabyAI-GoToObjDoor-v0",
     "BabyAI-GoToObjMazeS4R2-v0",
+    "BabyAI-Unlock-v0",
     "BabyAI-GoToObjS4-v0",
     "BabyAI-KeyCorridorS3R2-v0",
     "BabyAI-KeyInBox-v0",

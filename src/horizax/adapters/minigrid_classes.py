@@ -29,6 +29,7 @@ __all__ = [
     "GoTo",
     "GoToDoor",
     "GoToDoorEnv",
+    "GoToImpUnlock",
     "GoToLocal",
     "GoToObj",
     "GoToObjDoor",
@@ -63,6 +64,7 @@ __all__ = [
     "PutNextLocal",
     "RedBlueDoorEnv",
     "UnblockPickup",
+    "Unlock",
     "UnlockEnv",
     "UnlockLocal",
     "UnlockPickup",
@@ -126,6 +128,10 @@ class GoToDoor(GymnasiumEnv):
 
 class GoToDoorEnv(GymnasiumEnv):
     """MiniGrid's ``GoToDoorEnv`` ids, played by horizax."""
+
+
+class GoToImpUnlock(GymnasiumEnv):
+    """MiniGrid's ``GoToImpUnlock`` ids, played by horizax."""
 
 
 class GoToLocal(GymnasiumEnv):
@@ -271,6 +277,10 @@ class UnlockPickup(GymnasiumEnv):
 
 class UnblockPickup(GymnasiumEnv):
     """MiniGrid's ``UnblockPickup`` ids, played by horizax."""
+
+
+class Unlock(GymnasiumEnv):
+    """MiniGrid's BabyAI ``Unlock`` ids, played by horizax."""
 
 
 class UnlockEnv(GymnasiumEnv):

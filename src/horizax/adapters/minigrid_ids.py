@@ -54,6 +54,7 @@ _CLASSES = {
     "BabyAI-FindObjS": "FindObjS5",  # every room size: MiniGrid's class takes it
     "BabyAI-GoTo-": "GoTo",
     "BabyAI-GoToDoor-": "GoToDoor",
+    "BabyAI-GoToImpUnlock-": "GoToImpUnlock",
     "BabyAI-GoToLocal": "GoToLocal",
     "BabyAI-GoToObj": "GoToObj",
     "BabyAI-GoToObjDoor-": "GoToObjDoor",
@@ -82,6 +83,7 @@ _CLASSES = {
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too
     "BabyAI-PutNextS": "PutNext",  # every size, the Carrying variants too
     "BabyAI-UnblockPickup-": "UnblockPickup",
+    "BabyAI-Unlock-": "Unlock",
     "BabyAI-UnlockLocal": "UnlockLocal",  # its Dist variant too
     "BabyAI-UnlockPickup": "UnlockPickup",  # its Dist variant too
     "BabyAI-UnlockToUnlock-": "UnlockToUnlock",

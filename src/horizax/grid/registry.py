@@ -18,6 +18,7 @@ from horizax.grid.envs import (
     babyai_findobj,
     babyai_goto,
     babyai_keycorridor,
+    babyai_locked_maze,
     babyai_maze,
     babyai_oneroom,
     babyai_pickup,
@@ -76,6 +77,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_keycorridor,
     babyai_findobj,
     babyai_maze,
+    babyai_locked_maze,
 )
 
 

@@ -125,7 +125,7 @@ def door_slot(room_grid: RoomGrid, i: int, j: int, wall: int | Array, offset: Ar
     return x * room_grid.height + y
 
 
-def agent_poses(grid: Array, room: np.ndarray) -> Array:
+def agent_poses(grid: Array, room: np.ndarray | Array) -> Array:
     """bool[W * H * 4]: ``place_agent``'s accepted poses in ``room`` (bool[W, H], its
     interior): an empty cell, facing an empty cell or a wall."""
     kind = grid[..., 0]
