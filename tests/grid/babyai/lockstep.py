@@ -66,6 +66,18 @@ def programs(env_id: str) -> Programs:
     return Programs(env, jax.jit(env.step), jax.jit(begin), jax.jit(env.observation_fn))
 
 
+def assert_programs_shared(shared: dict[str, str]) -> None:
+    """Each ``env_id -> other`` of ``shared`` may step on ``other``'s `programs`: the same
+    step code, verdict recorder, view, grid size and time limit (the layouts alone differ)."""
+    from tests import code_families
+
+    for env_id, other in shared.items():
+        a, b = horizax.make(env_id), horizax.make(other)
+        assert code_families.code(a.step) == code_families.code(b.step), env_id
+        assert a.post_action_fn is b.post_action_fn and a.observation_fn is b.observation_fn
+        assert (a.width, a.height, a.max_steps) == (b.width, b.height, b.max_steps), env_id
+
+
 def copied_in(mg: Any, progs: Programs) -> Timestep:
     """A first timestep holding MiniGrid's layout and instruction.
 

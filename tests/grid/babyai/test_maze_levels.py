@@ -14,10 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import horizax
 from horizax.grid import constants as C
 from horizax.grid.envs import babyai_maze
-from tests import code_families
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.babyai import lockstep
@@ -43,10 +41,7 @@ def test_configuration_matches_minigrid(env_id):
 
 
 def test_shared_programs_differ_in_layouts_alone():
-    for env_id, shared in SHARED_PROGRAMS.items():
-        a, b = horizax.make(env_id), horizax.make(shared)
-        assert code_families.code(a.step) == code_families.code(b.step), env_id
-        assert (a.width, a.height, a.max_steps) == (b.width, b.height, b.max_steps), env_id
+    lockstep.assert_programs_shared(SHARED_PROGRAMS)
 
 
 @pytest.mark.reference

@@ -17,7 +17,6 @@ import horizax
 from horizax.grid import constants as C
 from horizax.grid import mission_tokens
 from horizax.grid.envs import babyai_putnext_across
-from tests import code_families
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.babyai import lockstep
@@ -43,11 +42,7 @@ def test_configuration_matches_minigrid(env_id):
 
 
 def test_shared_programs_differ_in_layouts_alone():
-    for env_id, shared in SHARED_PROGRAMS.items():
-        a, b = horizax.make(env_id), horizax.make(shared)
-        assert code_families.code(a.step) == code_families.code(b.step), env_id
-        assert a.post_action_fn is b.post_action_fn and a.observation_fn is b.observation_fn
-        assert (a.width, a.height, a.max_steps) == (b.width, b.height, b.max_steps), env_id
+    lockstep.assert_programs_shared(SHARED_PROGRAMS)
 
 
 @pytest.mark.reference

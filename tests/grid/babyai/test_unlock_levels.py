@@ -41,14 +41,7 @@ def test_configuration_matches_minigrid(env_id):
 
 
 def test_shared_programs_differ_in_layouts_alone():
-    import horizax
-    from tests import code_families
-
-    for env_id, shared in SHARED_PROGRAMS.items():
-        a, b = horizax.make(env_id), horizax.make(shared)
-        assert code_families.code(a.step) == code_families.code(b.step), env_id
-        assert a.post_action_fn is b.post_action_fn and a.observation_fn is b.observation_fn
-        assert (a.width, a.height, a.max_steps) == (b.width, b.height, b.max_steps), env_id
+    lockstep.assert_programs_shared(SHARED_PROGRAMS)
 
 
 @pytest.mark.reference
