@@ -72,7 +72,7 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 86 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 87 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
@@ -96,7 +96,7 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
     babyai |= {"BabyAI-MoveTwoAcrossS5N2-v0", "BabyAI-MoveTwoAcrossS8N9-v0"}
     corridors = ["", "S3R1", "S3R2", "S3R3", "S4R3", "S5R3", "S6R3"]
     babyai |= {f"BabyAI-KeyCorridor{v}-v0" for v in corridors}
-    babyai |= {f"BabyAI-FindObjS{s}-v0" for s in (5, 6, 7)}
+    babyai |= {f"BabyAI-FindObjS{s}-v0" for s in (5, 6, 7)} | {"BabyAI-PickupAbove-v0"}
     mazes = ["", "Open", "S4R2", "S4", "S5", "S6", "S7"]
     babyai |= {"BabyAI-GoTo-v0", "BabyAI-GoToOpen-v0"}
     babyai |= {"BabyAI-Open-v0", "BabyAI-Pickup-v0", "BabyAI-UnblockPickup-v0"}

@@ -56,6 +56,7 @@ __all__ = [
     "OpenRedDoor",
     "OpenTwoDoors",
     "Pickup",
+    "PickupAbove",
     "PickupDist",
     "PickupLoc",
     "PlaygroundEnv",
@@ -237,6 +238,10 @@ class OpenTwoDoors(GymnasiumEnv):
 
 class Pickup(GymnasiumEnv):
     """MiniGrid's BabyAI ``Pickup`` ids, played by horizax."""
+
+
+class PickupAbove(GymnasiumEnv):
+    """MiniGrid's ``PickupAbove`` ids, played by horizax."""
 
 
 class PickupDist(GymnasiumEnv):

@@ -78,6 +78,7 @@ _CLASSES = {
     "BabyAI-OpenRedDoor-": "OpenRedDoor",
     "BabyAI-OpenTwoDoors-": "OpenTwoDoors",
     "BabyAI-Pickup-": "Pickup",
+    "BabyAI-PickupAbove-": "PickupAbove",
     "BabyAI-PickupDist": "PickupDist",  # its Debug variant too
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too

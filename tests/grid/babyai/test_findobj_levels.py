@@ -62,3 +62,11 @@ def test_reset_distribution_matches_minigrid(env_id):
     # connect_all: every room reachable (8 doors at least join 9 rooms).
     assert (features["door_count"] >= 8).all()
     assert not np.isin(features["front_kind"], (C.KEY, C.BALL, C.BOX)).any()
+    if env_id == "BabyAI-PickupAbove-v0":
+        # The door above is made before the agent is placed: the agent never faces it (the
+        # doors connect_all adds later may be faced).
+        front = ours.agent_pos + np.asarray(C.DIR_TO_VEC)[ours.agent_dir]
+        top_wall = babyai_findobj.ABOVE.room_size - 1
+        rows = np.arange(N_RESETS)
+        faced = ours.grid[rows, front[:, 0], front[:, 1], 0]
+        assert not ((front[:, 1] == top_wall) & (faced == C.DOOR)).any(), "faces the door above"

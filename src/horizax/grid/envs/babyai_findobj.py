@@ -15,6 +15,11 @@ MiniGrid's draws, in order:
 The instruction is "pick up the KIND" (``PickupInstr(ObjDesc(kind))``: the one object).
 No layout is rejected.
 
+``PickupAbove`` (``pickup.py``, ``BabyAI-PickupAbove-v0``, rooms of side 6): the object
+(uniform kind and colour) in the room above the centre one, a closed door of a uniform
+colour between the two, the agent in the centre room facing no object or door, then
+``connect_all``; "pick up the COLOUR KIND"; ``max_steps = 8 * 36``.
+
 * observation: u8[7, 7, 3] egocentric view with occlusion; ``State.mission`` i32[72] word
   ids of the mission (`horizax.grid.mission_tokens`).
 * action: i32[] in [0, 7).
@@ -96,6 +101,44 @@ def draw_find_obj(key: Array, *, room_size: int) -> State:
     return level.begin(make_state(grid, pos, direction), instr, room_size=room_size, kinds=PICKUP)
 
 
+ABOVE = RoomGrid(room_size=6, num_rows=ROWS, num_cols=COLS)
+ABOVE_EDGE = connect.walls(COLS, ROWS).tolist().index([1, 0, 1])  # centre room's top wall
+
+
+def draw_pickup_above(key: Array) -> State:
+    """One reset of PickupAbove: the object in the room above the agent's, the door between
+    the two made before the agent is placed (so the agent never faces it), then
+    ``connect_all``."""
+    side = ABOVE.room_size - 2
+    edges = len(connect.walls(COLS, ROWS))
+    above = P.object_cells(ABOVE, 1, 0)
+    layout_key, priority_key = threefry.split(key, 2)
+    door_edge = jnp.arange(edges) == ABOVE_EDGE
+
+    def first_grid(d) -> Array:
+        """The grid before ``connect_all``: the object and the door below it."""
+        cell = P.nth_cell(above, jnp.zeros(above.shape, bool), d[2])
+        grid = P.put(jnp.asarray(ABOVE.walls()), cell, (KINDS[0] + d[0], d[1], 0))
+        return with_doors(ABOVE, grid, door_edge, d[3 : 3 + edges], d[3 + edges :])
+
+    def pose_count(d) -> Array:
+        return jnp.sum(P.agent_poses(first_grid(d), P.interior(ABOVE, 1, 1)), dtype=jnp.int32)
+
+    # Digits: kind, colour, cell, the door offsets and colours per wall, then the pose.
+    bounds = [len(KINDS), C.NUM_COLORS, int(above.sum())]
+    bounds += [side] * edges + [C.NUM_COLORS] * edges + [side * side * 4]
+    digits = draw_digits(layout_key, bounds, [*bounds[:-1], pose_count], budget=WIDE_DIGIT_BUDGET)
+    grid = first_grid(digits)
+    poses = P.agent_poses(grid, P.interior(ABOVE, 1, 1))
+    pos, direction = P.nth_pose(poses, digits[-1], ABOVE.height)
+    priority = threefry.random_bits(priority_key, (edges,))
+    doors = connect.added_doors(priority, door_edge, ~door_edge, COLS, ROWS)
+    offsets, colours = digits[3 : 3 + edges], digits[3 + edges : 3 + 2 * edges]
+    grid = with_doors(ABOVE, grid, doors, offsets, colours)
+    instr = level.action(V.Instr.PICKUP, False, (KINDS[0] + digits[0], digits[1], D.Loc.NONE))
+    return level.begin(make_state(grid, pos, direction), instr, room_size=6, kinds=PICKUP)
+
+
 def _entry(room_size: int):
     env_id = f"BabyAI-FindObjS{room_size}-v0"
     return env_id, level.level_factory(
@@ -110,4 +153,23 @@ def _entry(room_size: int):
     )
 
 
-ENVIRONMENTS = dict([_entry(5), _entry(6), _entry(7)])
+ENVIRONMENTS = dict(
+    [
+        _entry(5),
+        _entry(6),
+        _entry(7),
+        (
+            "BabyAI-PickupAbove-v0",
+            level.level_factory(
+                "BabyAI-PickupAbove-v0",
+                room_size=ABOVE.room_size,
+                num_rows=ROWS,
+                num_cols=COLS,
+                num_navs=1,
+                layout_fn=draw_pickup_above,
+                kinds=PICKUP,
+                max_steps=8 * ABOVE.room_size**2,
+            ),
+        ),
+    ]
+)
