@@ -22,7 +22,17 @@ import numpy as np
 from jax import Array
 
 from horizax.grid import constants as C
+from horizax.grid.babyai import connect
 from horizax.grid.roomgrid import RoomGrid
+
+OBJECT_KINDS = (C.KEY, C.BALL, C.BOX)  # MiniGrid's ``add_object`` kinds, consecutive indices
+NUM_PAIRS = len(OBJECT_KINDS) * C.NUM_COLORS  # (kind, colour) pairs
+
+
+def nth_true(mask: np.ndarray | Array, rank: Array) -> Array:
+    """i32[]: the flat position of the ``rank``-th (from 0) True of ``mask``."""
+    flat = jnp.reshape(mask, (-1,)).astype(jnp.int32)
+    return jnp.sum(jnp.cumsum(flat) <= rank, dtype=jnp.int32)
 
 
 def interior(room_grid: RoomGrid, i: int, j: int) -> np.ndarray:
@@ -57,8 +67,7 @@ def free_count(allowed: np.ndarray | Array, taken: Array) -> Array:
 
 def nth_cell(allowed: np.ndarray | Array, taken: Array, rank: Array) -> Array:
     """i32[]: the flat index of the ``rank``-th (from 0) allowed cell not taken."""
-    free = (allowed & ~taken).reshape(-1).astype(jnp.int32)
-    return jnp.sum(jnp.cumsum(free) <= rank, dtype=jnp.int32)
+    return nth_true(allowed & ~taken, rank)
 
 
 Allowed = np.ndarray | Callable[[Sequence[Array]], Array]
@@ -141,6 +150,28 @@ def agent_poses(grid: Array, room: np.ndarray | Array) -> Array:
 
 def nth_pose(admissible: Array, rank: Array, height: int) -> tuple[Array, Array]:
     """``(agent_pos i32[2], agent_dir i32[])`` of the ``rank``-th admissible pose."""
-    pose = jnp.sum(jnp.cumsum(admissible.astype(jnp.int32)) <= rank, dtype=jnp.int32)
+    pose = nth_true(admissible, rank)
     cell = pose // 4
     return jnp.stack([cell // height, cell % height]), pose % 4
+
+
+def door_slots(room_grid: RoomGrid, offsets: Sequence[Array]) -> Array:
+    """i32[E]: the flat cell of each wall's door slot, for the walls of
+    `horizax.grid.babyai.connect.walls` and their drawn ``offsets``."""
+
+    walls = connect.walls(room_grid.num_cols, room_grid.num_rows)
+    return jnp.stack(
+        [
+            door_slot(room_grid, int(i), int(j), int(k), offsets[e])
+            for e, (i, j, k) in enumerate(walls)
+        ]
+    )
+
+
+def with_doors(room_grid: RoomGrid, grid: Array, doors: Array, offsets, colours) -> Array:
+    """u8[W, H, 3]: ``grid`` with a closed door of ``colours[e]`` at the slot (offset
+    ``offsets[e]``) of every wall ``e`` of `horizax.grid.babyai.connect.walls` where
+    ``doors[e]``."""
+    for e, slot in enumerate(door_slots(room_grid, offsets)):
+        grid = jnp.where(doors[e], put(grid, slot, (C.DOOR, colours[e], C.CLOSED)), grid)
+    return grid

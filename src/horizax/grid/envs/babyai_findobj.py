@@ -50,19 +50,9 @@ from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import WIDE_DIGIT_BUDGET, draw_digits
 from horizax.grid.state import State, make_state
 
-KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
+KINDS = P.OBJECT_KINDS
 PICKUP = (V.Instr.PICKUP,)
 COLS = ROWS = 3
-
-
-def with_doors(room_grid: RoomGrid, grid: Array, doors: Array, offsets, colours) -> Array:
-    """u8[W, H, 3]: ``grid`` with a closed door of ``colours[e]`` at the slot (offset
-    ``offsets[e]``) of every wall ``e`` of `connect.walls` where ``doors[e]``."""
-    for e, (i, j, k) in enumerate(connect.walls(room_grid.num_cols, room_grid.num_rows)):
-        slot = P.door_slot(room_grid, int(i), int(j), int(k), offsets[e])
-        door = (C.DOOR, colours[e], C.CLOSED)
-        grid = jnp.where(doors[e], P.put(grid, slot, door), grid)
-    return grid
 
 
 def draw_find_obj(key: Array, *, room_size: int) -> State:
@@ -96,7 +86,7 @@ def draw_find_obj(key: Array, *, room_size: int) -> State:
     no_walls = jnp.zeros(edges, bool)
     doors = connect.added_doors(priority, no_walls, ~no_walls, COLS, ROWS)
     offsets, colours = digits[5 : 5 + edges], digits[5 + edges :]
-    grid = with_doors(rooms, grid, doors, offsets, colours)
+    grid = P.with_doors(rooms, grid, doors, offsets, colours)
     instr = level.action(V.Instr.PICKUP, False, (KINDS[0] + digits[1], D.ANY, D.Loc.NONE))
     return level.begin(make_state(grid, pos, direction), instr, room_size=room_size, kinds=PICKUP)
 
@@ -119,7 +109,7 @@ def draw_pickup_above(key: Array) -> State:
         """The grid before ``connect_all``: the object and the door below it."""
         cell = P.nth_cell(above, jnp.zeros(above.shape, bool), d[2])
         grid = P.put(jnp.asarray(ABOVE.walls()), cell, (KINDS[0] + d[0], d[1], 0))
-        return with_doors(ABOVE, grid, door_edge, d[3 : 3 + edges], d[3 + edges :])
+        return P.with_doors(ABOVE, grid, door_edge, d[3 : 3 + edges], d[3 + edges :])
 
     def pose_count(d) -> Array:
         return jnp.sum(P.agent_poses(first_grid(d), P.interior(ABOVE, 1, 1)), dtype=jnp.int32)
@@ -134,7 +124,7 @@ def draw_pickup_above(key: Array) -> State:
     priority = threefry.random_bits(priority_key, (edges,))
     doors = connect.added_doors(priority, door_edge, ~door_edge, COLS, ROWS)
     offsets, colours = digits[3 : 3 + edges], digits[3 + edges : 3 + 2 * edges]
-    grid = with_doors(ABOVE, grid, doors, offsets, colours)
+    grid = P.with_doors(ABOVE, grid, doors, offsets, colours)
     instr = level.action(V.Instr.PICKUP, False, (KINDS[0] + digits[0], digits[1], D.Loc.NONE))
     return level.begin(make_state(grid, pos, direction), instr, room_size=6, kinds=PICKUP)
 

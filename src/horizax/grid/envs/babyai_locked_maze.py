@@ -53,13 +53,12 @@ from horizax.grid.babyai import connect, level
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import placement as P
 from horizax.grid.babyai import verifiers as V
-from horizax.grid.envs.babyai_findobj import with_doors
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import WIDE_DIGIT_BUDGET, nth_free, sequential_draws
 from horizax.grid.state import State, make_state
 
-KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
+KINDS = P.OBJECT_KINDS
 ROOMS = RoomGrid(room_size=8, num_rows=3, num_cols=3)
 COLS, ROWS, NUM_ROOMS = ROOMS.num_cols, ROOMS.num_rows, ROOMS.num_cols * ROOMS.num_rows
 SIDE = ROOMS.room_size - 2
@@ -84,15 +83,6 @@ INTERIORS = np.stack([P.interior(ROOMS, i, j) for j in range(ROWS) for i in rang
 OBJECT_CELLS = np.stack([P.object_cells(ROOMS, i, j) for j in range(ROWS) for i in range(COLS)])
 
 
-def _slot(edge: Array, offsets) -> Array:
-    """i32[]: the flat cell of wall ``edge``'s door slot (offsets per wall)."""
-    cells = [
-        P.door_slot(ROOMS, int(i), int(j), int(k), offsets[e])
-        for e, (i, j, k) in enumerate(connect.walls(COLS, ROWS))
-    ]
-    return jnp.stack(cells)[edge]
-
-
 def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, Array]:
     """One whole layout of Unlock (``per_room`` 3) or GoToImpUnlock (2, ``go_to``):
     ``(state, accepted, instr i32[8])``."""
@@ -106,7 +96,7 @@ def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, A
         locked = draw(NUM_ROOMS, NUM_ROOMS)
         valid = walls_of[locked] >= 0
         rank = draw(jnp.sum(valid, dtype=jnp.int32), 4)
-        wall = jnp.sum(jnp.cumsum(valid.astype(jnp.int32)) <= rank, dtype=jnp.int32)
+        wall = P.nth_true(valid, rank)
         locked_edge = walls_of[locked, wall]
         door_colour = draw(C.NUM_COLORS, C.NUM_COLORS)
         taken = jnp.zeros(shape, bool)
@@ -128,8 +118,10 @@ def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, A
         at_locked = jnp.any(walls_of[locked][:, None] == jnp.arange(edges)[None, :], axis=0)
         already = jnp.arange(edges) == locked_edge
         doors = connect.added_doors(priority, already, ~at_locked, COLS, ROWS)
-        grid = with_doors(ROOMS, jnp.asarray(ROOMS.walls()), doors, offsets, colours)
-        grid = P.put(grid, _slot(locked_edge, offsets), (C.DOOR, door_colour, C.LOCKED))
+        grid = P.with_doors(ROOMS, jnp.asarray(ROOMS.walls()), doors, offsets, colours)
+        grid = P.put(
+            grid, P.door_slots(ROOMS, offsets)[locked_edge], (C.DOOR, door_colour, C.LOCKED)
+        )
         grid = P.put(grid, key_cell, (C.KEY, door_colour, 0))
         # Every room, the locked one included (MiniGrid's ``is not`` test never excludes it).
         for room in range(NUM_ROOMS):

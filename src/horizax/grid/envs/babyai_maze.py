@@ -48,13 +48,12 @@ from horizax.grid.babyai import connect, level
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import placement as P
 from horizax.grid.babyai import verifiers as V
-from horizax.grid.envs.babyai_findobj import with_doors
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import WIDE_DIGIT_BUDGET, sequential_draws
 from horizax.grid.state import State, make_state
 
-KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
+KINDS = P.OBJECT_KINDS
 # Whole layouts per reset, by (objects, room size): the rejection rates measured per draw
 # (docs/gridworld.md) give every level below one in 10**6 resets with all rejected.
 ATTEMPTS = {
@@ -114,7 +113,7 @@ def _attempt(
             objects.append((at, KINDS[0] + kind, colour))
         if action == V.Instr.OPEN:  # a door, uniform (MiniGrid lists each one twice)
             rank = draw(jnp.sum(doors, dtype=jnp.int32), edges)
-            door = jnp.sum(jnp.cumsum(doors.astype(jnp.int32)) <= rank, dtype=jnp.int32)
+            door = P.nth_true(doors, rank)
             target = (jnp.int32(C.DOOR), jnp.stack(colours)[door])
         else:
             pick = draw(num_dists, num_dists)
@@ -125,7 +124,7 @@ def _attempt(
     agent, direction, offsets, colours, objects, target = sequential_draws(
         layout_key, program, budget=WIDE_DIGIT_BUDGET
     )
-    grid = with_doors(room_grid, jnp.asarray(room_grid.walls()), doors, offsets, colours)
+    grid = P.with_doors(room_grid, jnp.asarray(room_grid.walls()), doors, offsets, colours)
     for at, kind, colour in objects:
         grid = P.put(grid, at, (kind, colour, 0))
     kind = grid[..., 0]

@@ -55,14 +55,14 @@ from jax import Array
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import level
+from horizax.grid.babyai import placement as P
 from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import WIDE_DIGIT_BUDGET, distinct, draw_digits
 from horizax.grid.state import State, make_state
 
-KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
-NUM_PAIRS = len(KINDS) * C.NUM_COLORS
+KINDS, NUM_PAIRS = P.OBJECT_KINDS, P.NUM_PAIRS
 PUT_NEXT = (V.Instr.PUT_NEXT,)
 
 
@@ -74,11 +74,6 @@ def _left_allowed(agent_cell: Array, side: int) -> Array:
     """bool[side * side]: the left room's interior cells at distance >= 2 from the agent."""
     xs, ys = np.divmod(np.arange(side * side), side)
     return jnp.abs(xs - agent_cell // side) + jnp.abs(ys - agent_cell % side) >= 2
-
-
-def _nth_true(mask: Array, index: Array) -> Array:
-    """i32[]: the position of the ``index``-th (from 0) True of ``mask``."""
-    return jnp.sum(jnp.cumsum(mask.astype(jnp.int32)) <= index, dtype=jnp.int32)
 
 
 def _layout(
@@ -107,7 +102,7 @@ def _layout(
     kinds, colours = KINDS[0] + pairs // C.NUM_COLORS, pairs % C.NUM_COLORS
     at = 2 + count
     left = [
-        _nth_true(_left_allowed(agent_cell, side), r) for r in distinct(digits[at : at + per_room])
+        P.nth_true(_left_allowed(agent_cell, side), r) for r in distinct(digits[at : at + per_room])
     ]
     right = distinct(digits[at + per_room : at + count])
 

@@ -62,8 +62,7 @@ from horizax.grid.roomgrid import RoomGrid
 from horizax.grid.sampling import WIDE_DIGIT_BUDGET, draw_digits, nth_free
 from horizax.grid.state import State, make_state
 
-KINDS = (C.KEY, C.BALL, C.BOX)  # consecutive object indices
-NUM_PAIRS = len(KINDS) * C.NUM_COLORS
+KINDS, NUM_PAIRS = P.OBJECT_KINDS, P.NUM_PAIRS
 CENTRE = RoomGrid(room_size=8, num_rows=3, num_cols=3)
 TWO_ROOMS = RoomGrid(room_size=6, num_rows=1, num_cols=2)
 THREE_ROOMS = RoomGrid(room_size=6, num_rows=1, num_cols=3)
