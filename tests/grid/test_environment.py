@@ -39,6 +39,35 @@ def test_time_limit_truncates_on_the_last_step_only():
     assert not bool(ts[3].is_termination())
 
 
+def _limit_by_direction(state):
+    """A per-episode limit drawn by the layout: 2 + the agent's start direction."""
+    return 2 + state.agent_dir
+
+
+def test_each_episode_truncates_at_its_own_limit_under_vmap_and_scan():
+    env = horizax.make("MiniGrid-Empty-Random-5x5-v0").replace(
+        episode_max_steps=_limit_by_direction
+    )
+    keys = jax.random.split(jax.random.PRNGKey(3), 16)
+    ts = jax.vmap(env.reset)(keys)
+    limits = np.asarray(2 + ts.state.agent_dir)
+    np.testing.assert_array_equal(np.asarray(ts.state.max_steps), limits)
+    assert len(set(limits.tolist())) > 1
+
+    def body(ts, _):
+        ts = jax.vmap(env.step)(ts, jnp.full(16, C.LEFT, jnp.int32))
+        return ts, (ts.step_type, ts.state.step_count)
+
+    _, (types, counts) = jax.lax.scan(body, ts, None, length=6)
+    first_end = np.argmax(np.asarray(types) == StepType.TRUNCATION, axis=0) + 1
+    np.testing.assert_array_equal(first_end, limits)  # turning never ends otherwise
+    # After the autoreset, the next episode carries the next layout's limit.
+    assert (np.asarray(counts)[first_end - 1, np.arange(16)] == limits).all()
+    assert env.replace(max_steps=4).episode_max_steps is None, "an override fixes the limit"
+    with pytest.raises(ValueError, match="episode_max_steps"):
+        env.replace(episode_max_steps=3)
+
+
 def test_goal_on_the_time_limit_step_is_a_termination():
     env = horizax.make("MiniGrid-Empty-5x5-v0", max_steps=5)
     last = _run(env, TO_GOAL)[-1]

@@ -109,7 +109,8 @@ class Environment:
       values raise `ValueError`.
     * reward: f32[] from ``reward_fn(prev_state, action, state)``.
     * termination: ``termination_fn(prev_state, action, state)`` -> bool[].
-    * truncation: ``t >= max_steps``.
+    * truncation: ``t >= max_steps``, or the episode's own limit where ``episode_max_steps``
+      is set.
 
     Attributes:
         width, height: grid size in cells (walls included).
@@ -140,6 +141,13 @@ class Environment:
         see_through_walls: MiniGrid's flag: the agent sees its whole view area. Frames
             (`render`, and an RGB ``observation_fn`` left to follow it, which is bound to it
             here) highlight accordingly; set by the families whose MiniGrid envs set it.
+        episode_max_steps: optional ``state -> i32[]``, the time limit of the episode that
+            starts in ``state``, for levels whose limit depends on what the layout drew
+            (BabyAI's grammar levels: MiniGrid recomputes it from the instruction at every
+            reset). ``max_steps`` is then the largest limit, which spaces and adapters report;
+            each episode truncates at its own, carried in ``State.max_steps``. Overriding
+            ``max_steps`` (`horizax.make`, `replace`) drops it: the override fixes every
+            episode's limit, as MiniGrid's ``max_steps=`` argument does.
         env_id: the registered id this was built from ("" if none).
     """
 
@@ -159,6 +167,7 @@ class Environment:
     autoreset_rounds: bool = True
     observation_space_override: Box | None = None
     see_through_walls: bool = False
+    episode_max_steps: Callable[[State], Array] | None = None
     env_id: str = ""
 
     def __post_init__(self) -> None:
@@ -182,6 +191,10 @@ class Environment:
         for name in ("layout_fn", "observation_fn", "reward_fn", "termination_fn"):
             if not callable(getattr(self, name)):
                 raise ValueError(f"{name} must be callable, got {getattr(self, name)!r}")
+        if self.episode_max_steps is not None and not callable(self.episode_max_steps):
+            raise ValueError(
+                f"episode_max_steps must be callable or None, got {self.episode_max_steps!r}"
+            )
         if self.post_action_fn is not None and not callable(self.post_action_fn):
             raise ValueError(f"post_action_fn must be callable, got {self.post_action_fn!r}")
         if isinstance(self.observation_fn, observations.RGBObservation):
@@ -195,7 +208,10 @@ class Environment:
         return cls(**kwargs)
 
     def replace(self, **changes: Any) -> Environment:
-        """A copy with some configuration changed (validated again)."""
+        """A copy with some configuration changed (validated again). A new ``max_steps``
+        fixes every episode's limit (``episode_max_steps`` is dropped unless also given)."""
+        if "max_steps" in changes:
+            changes.setdefault("episode_max_steps", None)
         return dataclasses.replace(self, **changes)
 
     def disable_autoreset(self) -> Environment:
@@ -237,9 +253,11 @@ class Environment:
             TypeError, ValueError: if ``key`` is not one PRNG key (`checks.check_key`).
         """
         check_key(key)
-        return self.layout_fn(key).replace(
-            key=key, step_count=jnp.int32(0), max_steps=jnp.int32(self.max_steps)
-        )
+        state = self.layout_fn(key)
+        limit = jnp.int32(self.max_steps)
+        if self.episode_max_steps is not None:
+            limit = jnp.asarray(self.episode_max_steps(state), jnp.int32)
+        return state.replace(key=key, step_count=jnp.int32(0), max_steps=limit)
 
     def transition(
         self, key: Array | None, state: State, action: Array
@@ -276,14 +294,16 @@ class Environment:
             state = self.dynamics_fn(state, effective, dynamics_key)
         state = apply_action(state, effective)
         # The limit is configuration: a constant here lets XLA fold it into the rewards that
-        # read it, whatever the batched reset did to the carried field.
-        state = state.replace(
-            step_count=prev_state.step_count + 1, max_steps=jnp.int32(self.max_steps)
-        )
+        # read it, whatever the batched reset did to the carried field. Only a per-episode
+        # limit is carried.
+        limit = jnp.int32(self.max_steps)
+        if self.episode_max_steps is not None:
+            limit = prev_state.max_steps
+        state = state.replace(step_count=prev_state.step_count + 1, max_steps=limit)
         if self.post_action_fn is not None:
             state = self.post_action_fn(prev_state, seen, state)
         terminated = jnp.asarray(self.termination_fn(prev_state, seen, state), jnp.bool_)
-        truncated = (state.step_count >= self.max_steps) & ~terminated
+        truncated = (state.step_count >= limit) & ~terminated
         reward = jnp.asarray(self.reward_fn(prev_state, seen, state), jnp.float32)
         return state, reward, terminated, truncated
 
@@ -408,8 +428,13 @@ class GridFunctional:
 
     @property
     def max_steps(self) -> int:
-        """The time limit."""
+        """The time limit (the longest, where each episode has its own)."""
         return self.env.max_steps
+
+    @property
+    def episode_max_steps(self) -> Callable[[State], Array] | None:
+        """The environment's per-episode time limit, or None (`Environment`)."""
+        return self.env.episode_max_steps
 
     @property
     def env_id(self) -> str:

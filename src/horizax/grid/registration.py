@@ -48,6 +48,8 @@ def factory(
         layout_args = {k: overrides.pop(k) for k in layout_names & set(overrides)}
         if make_layout is not None and any(v is not None for v in layout_args.values()):
             overrides["layout_fn"] = make_layout(**layout_args)
+        if "max_steps" in overrides:  # a fixed limit for every episode, as in MiniGrid
+            overrides["episode_max_steps"] = None
         return Environment(**{**defaults, **overrides, "env_id": env_id})
 
     make.__name__ = f"make_{env_id}"
