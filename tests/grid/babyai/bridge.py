@@ -18,6 +18,7 @@ from horizax.grid import constants as C
 from horizax.grid import missions
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import sequences as Q
+from horizax.grid.babyai import trees as T
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.state import State
 from tests.grid.minigrid_bridge import minigrid_env, state_from_minigrid
@@ -58,6 +59,21 @@ def instr_array(instr: Any) -> np.ndarray:
         desc_array(instr.desc_fixed),
         strict=instr.strict,
     )
+
+
+def tree_array(instr: Any) -> np.ndarray:
+    """Our `trees.tree` for any MiniGrid instruction of the grammar (an action, an ``and`` of
+    two, or a ``then``/``after`` of those)."""
+
+    def branch(clause: Any) -> np.ndarray:
+        if isinstance(clause, verifier.AndInstr):
+            return instr_array(clause)
+        return Q.sequence(Q.Seq.SINGLE, instr_array(clause))
+
+    if isinstance(instr, (verifier.BeforeInstr, verifier.AfterInstr)):
+        kind = _SEQS[type(instr).__name__]
+        return T.tree(kind, branch(instr.instr_a), branch(instr.instr_b), strict=instr.strict)
+    return T.tree(Q.Seq.SINGLE, branch(instr))
 
 
 def descs_of(instr: Any) -> list[Any]:
@@ -134,15 +150,37 @@ def random_sequence(mg: Any, rng: np.random.Generator, strict: bool) -> Any:
     return join(a, b, strict=bool(rng.random() < 0.5))
 
 
+def random_tree(mg: Any, rng: np.random.Generator, strict: bool) -> Any:
+    """An instruction of the whole grammar: an action, an ``and``, or a then / after of two
+    clauses each an action or an ``and`` (strict or not at every level)."""
+    kind = rng.integers(3)
+    if kind == 0:
+        return random_instruction(mg, rng, strict)
+
+    def conjunction() -> Any:
+        a, b = (random_instruction(mg, rng, strict) for _ in range(2))
+        return verifier.AndInstr(a, b, strict=bool(rng.random() < 0.5))
+
+    if kind == 1:
+        return conjunction()
+    a, b = (
+        conjunction() if rng.random() < 0.5 else random_instruction(mg, rng, strict)
+        for _ in range(2)
+    )
+    join = verifier.BeforeInstr if rng.random() < 0.5 else verifier.AfterInstr
+    return join(a, b, strict=bool(rng.random() < 0.5))
+
+
 def record(
-    env_id: str, seed: int, policy: str, custom: bool, composite: bool = False
+    env_id: str, seed: int, policy: str, custom: bool, composite: bool | str = False
 ) -> dict[str, Any]:
-    """Plays one MiniGrid episode and records what our verifier must reproduce."""
+    """Plays one MiniGrid episode and records what our verifier must reproduce
+    (``composite``: True for `random_sequence`, ``"tree"`` for `random_tree`)."""
     mg = minigrid_env(env_id)
     mg.reset(seed=seed)
     rng = np.random.default_rng(seed)
     if custom:
-        make = random_sequence if composite else random_instruction
+        make = {False: random_instruction, True: random_sequence, "tree": random_tree}[composite]
         mg.instrs = make(mg, rng, strict=policy == "grabby")
         mg.instrs.reset_verifier(mg)
         mg.mission = mg.instrs.surface(mg)
@@ -202,8 +240,12 @@ def record(
         if terminated:
             break
     assert len(statuses) == len(actions), "one recorded status per step"
+    nested = isinstance(instr, verifier.SeqInstr) and any(
+        isinstance(c, verifier.SeqInstr) for c in (instr.instr_a, instr.instr_b)
+    )
     return {
-        "instr": instr_array(instr),
+        "instr": None if nested else instr_array(instr),
+        "tree": tree_array(instr),
         "mission": mg.mission,
         "room_size": mg.room_size,
         "states": states,

@@ -16,9 +16,9 @@ agent, hand, image, mission string, max_steps, reward, terminated, truncated). T
   cannot play: face a free cell next to the fixed object and drop the carried one there
   (never on the first step, which MiniGrid's verifier does not count); it must succeed.
 
-A composite level (`level.is_composite`) starts with `level.begin_sequence`; MiniGrid's
-plain action instruction in such a level (OpenDoorsOrder's "open d1") is copied in as a
-`sequences.Seq.SINGLE`.
+A level starts with its own `level.begin_for` (action, composite or tree); MiniGrid's plain
+action instruction in a composite level (OpenDoorsOrder's "open d1") is copied in as a
+`sequences.Seq.SINGLE`, and every instruction of a grammar level as a `trees.tree`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from horizax.grid.environment import Environment, Timestep
 from horizax.grid.envs import babyai_putnext_across
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
-from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array, verifier
+from tests.grid.babyai.bridge import baby_ai_bot, descs_of, instr_array, tree_array, verifier
 
 
 class Programs(NamedTuple):
@@ -58,7 +58,7 @@ def programs(env_id: str) -> Programs:
     """``env_id``'s programs, jitted once (`level.begin` with the level's instruction kinds)."""
     env = horizax.make(env_id).disable_autoreset()
     room_size, kinds = level.level_room_size(env), level.level_kinds(env)
-    start = level.begin_sequence if level.is_composite(env) else level.begin
+    start = level.begin_for(env)
 
     def begin(state, instr):
         return start(state, instr, room_size=room_size, kinds=kinds)
@@ -87,8 +87,9 @@ def copied_in(mg: Any, progs: Programs) -> Timestep:
     """
     blank = np.zeros(mission_tokens.MISSION_LENGTH, np.int32)
     state = bridge.state_from_minigrid(mg, mission_fn=lambda _: blank)
-    instr = instr_array(mg.instrs)
-    if level.is_composite(progs.env) and instr.shape == (V.INSTR_SIZE,):
+    form = level.instruction_form(progs.env)
+    instr = tree_array(mg.instrs) if form == "tree" else instr_array(mg.instrs)
+    if form == "sequence" and instr.shape == (V.INSTR_SIZE,):
         instr = Q.sequence(Q.Seq.SINGLE, instr)
     held = getattr(mg, "start_carrying", False)
     if held:
@@ -97,6 +98,8 @@ def copied_in(mg: Any, progs: Programs) -> Timestep:
         grid[x, y] = state.carrying
         state = state.replace(grid=grid, carrying=np.asarray(C.EMPTY_CELL, np.uint8))
     state = progs.begin(state, instr)
+    if progs.env.episode_max_steps is not None:  # the episode's own limit, as a reset sets it
+        state = state.replace(max_steps=progs.env.episode_max_steps(state))
     if held:
         obj = jnp.asarray(mg.obj_a.encode(), jnp.int32)
         state = babyai_putnext_across.into_hand(state, obj[0], obj[1])

@@ -1,6 +1,6 @@
 """BabyAI's instruction language as arrays: descriptions, action instructions, composites
-(and / then / after), their verifiers and MiniGrid's mission strings (Farama MiniGrid 3.2.0,
-``minigrid/envs/babyai/core``)."""
+(and / then / after) and trees of them, their verifiers, the grammar's sampler and
+MiniGrid's mission strings (Farama MiniGrid 3.2.0, ``minigrid/envs/babyai/core``)."""
 
 from horizax.grid.babyai.descriptions import ANY, Loc, describe, find_matching
 from horizax.grid.babyai.sequences import (
@@ -10,7 +10,13 @@ from horizax.grid.babyai.sequences import (
     start_sequence,
     verify_sequence,
 )
-from horizax.grid.babyai.surface import description_text, instruction_text, sequence_text
+from horizax.grid.babyai.surface import (
+    description_text,
+    instruction_text,
+    sequence_text,
+    tree_text,
+)
+from horizax.grid.babyai.trees import TreeProgress, start_tree, tree, verify_tree
 from horizax.grid.babyai.verifiers import (
     Instr,
     Progress,
@@ -29,6 +35,7 @@ __all__ = [
     "Seq",
     "SeqProgress",
     "Status",
+    "TreeProgress",
     "describe",
     "description_text",
     "find_matching",
@@ -38,7 +45,11 @@ __all__ = [
     "sequence_text",
     "start",
     "start_sequence",
+    "start_tree",
     "track",
+    "tree",
+    "tree_text",
     "verify",
     "verify_sequence",
+    "verify_tree",
 ]

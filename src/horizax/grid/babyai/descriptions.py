@@ -80,6 +80,29 @@ def start_room_mask(width: int, height: int, start_pos: ArrayLike, room_size: in
     return (xs >= top[0]) & (xs < top[0] + room_size) & (ys >= top[1]) & (ys < top[1] + room_size)
 
 
+def location_masks(
+    width: int, height: int, start_pos: ArrayLike, start_dir: ArrayLike, *, room_size: int
+) -> Array:
+    """bool[5, W, H]: per `Loc` code, the cells a description with that location may match
+    (every cell for `Loc.NONE`; otherwise the start room's cells on that side).
+
+    Args:
+        width, height: the grid's size.
+        start_pos: i32[2], the agent's position when the instruction was given.
+        start_dir: i32[], its direction then.
+        room_size: the side of the level's rooms, walls included (static).
+    """
+    start_pos = jnp.asarray(start_pos, jnp.int32)
+    d1 = jnp.asarray(C.DIR_TO_VEC)[jnp.asarray(start_dir, jnp.int32)]
+    vx = jnp.arange(width, dtype=jnp.int32)[:, None] - start_pos[0]
+    vy = jnp.arange(height, dtype=jnp.int32)[None, :] - start_pos[1]
+    ahead = vx * d1[0] + vy * d1[1]  # v . d1
+    rightward = vx * -d1[1] + vy * d1[0]  # v . d2, d2 = (-d1.y, d1.x)
+    in_room = start_room_mask(width, height, start_pos, room_size)
+    sides = jnp.stack([rightward < 0, rightward > 0, ahead > 0, ahead < 0]) & in_room
+    return jnp.concatenate([jnp.ones((1, width, height), bool), sides])
+
+
 def find_matching(
     desc: ArrayLike, grid: ArrayLike, start_pos: ArrayLike, start_dir: ArrayLike, *, room_size: int
 ) -> Array:
@@ -103,21 +126,6 @@ def find_matching(
     kind_ok = (desc[0] == ANY) | (kind == desc[0])
     colour_ok = (desc[1] == ANY) | (colour == desc[1])
 
-    start_pos = jnp.asarray(start_pos, jnp.int32)
-    d1 = jnp.asarray(C.DIR_TO_VEC)[jnp.asarray(start_dir, jnp.int32)]
-    vx = jnp.arange(width, dtype=jnp.int32)[:, None] - start_pos[0]
-    vy = jnp.arange(height, dtype=jnp.int32)[None, :] - start_pos[1]
-    ahead = vx * d1[0] + vy * d1[1]  # v . d1
-    rightward = vx * -d1[1] + vy * d1[0]  # v . d2, d2 = (-d1.y, d1.x)
-    side_ok = jnp.stack(
-        [
-            jnp.ones_like(ahead, dtype=bool),
-            rightward < 0,
-            rightward > 0,
-            ahead > 0,
-            ahead < 0,
-        ]
-    )[jnp.clip(desc[2], 0, len(Loc) - 1)]
-    in_room = start_room_mask(width, height, start_pos, room_size)
-    loc_ok = (desc[2] == Loc.NONE) | (in_room & side_ok)
+    sides = location_masks(width, height, start_pos, start_dir, room_size=room_size)
+    loc_ok = sides[jnp.clip(desc[2], 0, len(Loc) - 1)]
     return present & kind_ok & colour_ok & loc_ok

@@ -17,6 +17,9 @@ truncates (kept apart, as everywhere in horizax). Here:
 * Levels whose instructions are composites (and / then / after) keep a `SeqLevelState`
   instead, started by `begin_sequence` and verified by `sequence_recorder`; the verdict
   lives in the same ``status`` field, so rewards and terminations are shared.
+* Levels that draw from the whole grammar (an ``and`` inside then / after,
+  `horizax.grid.babyai.trees`) keep a `TreeLevelState`, started by `begin_tree` and verified
+  by `tree_recorder`; their time limit is the instruction's (`tree_time_limit`).
 
 Layouts build their first state with `begin`.
 """
@@ -36,8 +39,9 @@ from horizax.core.struct import Replaceable, pytree_dataclass
 from horizax.grid import observations, rewards
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import sequences as Q
+from horizax.grid.babyai import trees as T
 from horizax.grid.babyai import verifiers as V
-from horizax.grid.babyai.tokens import instruction_tokens, sequence_tokens
+from horizax.grid.babyai.tokens import instruction_tokens, sequence_tokens, tree_tokens
 from horizax.grid.environment import LayoutFn
 from horizax.grid.registration import factory
 from horizax.grid.state import State
@@ -71,6 +75,21 @@ class SeqLevelState(Replaceable):
 
     seq: Array
     progress: Q.SeqProgress
+    status: Array
+
+
+@pytree_dataclass
+class TreeLevelState(Replaceable):
+    """What a BabyAI level drawing from the whole grammar keeps in ``State.extra``.
+
+    Attributes:
+        tree: i32[38], the instruction (`trees.tree`).
+        progress: its `trees.TreeProgress`.
+        status: i32[], the `verifiers.Status` of the last step (CONTINUE at reset).
+    """
+
+    tree: Array
+    progress: T.TreeProgress
     status: Array
 
 
@@ -160,6 +179,61 @@ def begin_sequence(
     return state.replace(mission=sequence_tokens(seq, counts, kinds=kinds), extra=extra)
 
 
+def begin_tree(
+    state: State, tree: Array, *, room_size: int, kinds: tuple[int, ...] = V.ALL_KINDS
+) -> State:
+    """The first state of an episode with the instruction tree ``tree``: mission words,
+    verifier reset (`begin` for the levels drawing from the whole grammar).
+
+    Args:
+        state: the layout's state (grid and agent pose final).
+        tree: i32[38], the level's instruction (`trees.tree`).
+        room_size: the level's room side, walls included (static).
+        kinds: static, the `verifiers.Instr` kinds the leaves may be.
+    """
+    tree = jnp.asarray(tree, jnp.int32)
+    progress = T.start_tree(tree, state, room_size=room_size, kinds=kinds)
+    extra = TreeLevelState(tree=tree, progress=progress, status=jnp.int32(V.Status.CONTINUE))
+    # [branch, clause, desc]
+    counts = jnp.sum(progress.branches.clauses.tracked, axis=(3, 4), dtype=jnp.int32)
+    return state.replace(mission=tree_tokens(tree, counts, kinds=kinds), extra=extra)
+
+
+@functools.cache  # one function per (kinds, room size): levels sharing it compare equal
+def tree_recorder(
+    kinds: tuple[int, ...] = V.ALL_KINDS, room_size: int | None = None
+) -> Callable[[State, Array, State], State]:
+    """`verdict_recorder` for the levels drawing from the whole grammar (`TreeLevelState`).
+
+    Args:
+        kinds: static, the `verifiers.Instr` kinds the leaves may be.
+        room_size: as in `verdict_recorder`.
+    """
+
+    def record_tree_verdict(prev_state: State, action: Array, state: State) -> State:
+        level: TreeLevelState = state.extra
+        status, progress = T.verify_tree(
+            level.tree, level.progress, prev_state, state, action, kinds=kinds
+        )
+        return state.replace(extra=level.replace(progress=progress, status=status))
+
+    record_tree_verdict.kinds = kinds  # type: ignore[attr-defined]
+    record_tree_verdict.room_size = room_size  # type: ignore[attr-defined]
+    record_tree_verdict.form = "tree"  # type: ignore[attr-defined]  # `instruction_form`
+    return record_tree_verdict
+
+
+@functools.cache  # one per navigation time: levels sharing it compare equal
+def tree_time_limit(nav_time: int) -> Callable[[State], Array]:
+    """The ``episode_max_steps`` of a grammar level: MiniGrid's ``num_navs_needed`` of the
+    episode's instruction (`trees.num_navs`) times ``nav_time = room_size**2 * rooms``."""
+
+    def instruction_time_limit(state: State) -> Array:
+        return T.num_navs(state.extra.tree) * jnp.int32(nav_time)
+
+    return instruction_time_limit
+
+
 @functools.cache  # one function per (kinds, room size): levels sharing it compare equal
 def sequence_recorder(
     kinds: tuple[int, ...] = V.ALL_KINDS, room_size: int | None = None
@@ -181,19 +255,39 @@ def sequence_recorder(
 
     record_sequence_verdict.kinds = kinds  # type: ignore[attr-defined]
     record_sequence_verdict.room_size = room_size  # type: ignore[attr-defined]
-    record_sequence_verdict.composite = True  # type: ignore[attr-defined]  # `is_composite`
+    record_sequence_verdict.form = "sequence"  # type: ignore[attr-defined]  # `instruction_form`
     return record_sequence_verdict
 
 
-def is_composite(env: Any) -> bool:
-    """True when a BabyAI level's instructions are composites (`SeqLevelState`, started
-    with `begin_sequence`), False when they are action instructions (`LevelState`).
+def instruction_form(env: Any) -> str:
+    """How a BabyAI level holds its instruction: ``"action"`` (`LevelState`, `begin`),
+    ``"sequence"`` (`SeqLevelState`, `begin_sequence`) or ``"tree"`` (`TreeLevelState`,
+    `begin_tree`).
 
     Raises:
         ValueError: ``env`` is not a BabyAI level.
     """
     level_kinds(env)  # raises for a non-BabyAI env
-    return bool(getattr(env.post_action_fn, "composite", False))
+    return str(getattr(env.post_action_fn, "form", "action"))
+
+
+def is_composite(env: Any) -> bool:
+    """True when a BabyAI level's instructions are composites of two action instructions
+    (`SeqLevelState`, started with `begin_sequence`).
+
+    Raises:
+        ValueError: ``env`` is not a BabyAI level.
+    """
+    return instruction_form(env) == "sequence"
+
+
+def begin_for(env: Any) -> Callable[..., State]:
+    """`begin`, `begin_sequence` or `begin_tree`: the one that starts ``env``'s episodes.
+
+    Raises:
+        ValueError: ``env`` is not a BabyAI level.
+    """
+    return {"action": begin, "sequence": begin_sequence, "tree": begin_tree}[instruction_form(env)]
 
 
 @functools.cache  # one function per (kinds, room size): levels sharing it compare equal
@@ -314,6 +408,7 @@ def level_factory(
     kinds: tuple[int, ...] = V.ALL_KINDS,
     composite: bool = False,
     max_steps: int | None = None,
+    grammar: bool = False,
 ) -> Callable[..., Any]:
     """The registered factory of a BabyAI level (MiniGrid's ``RoomGridLevel`` defaults).
 
@@ -330,13 +425,21 @@ def level_factory(
             `sequence_recorder`).
         max_steps: MiniGrid's fixed time limit where the level sets one (OpenTwoDoors,
             OpenDoorsOrder); None: the formula above.
+        grammar: the level draws instruction trees (`begin_tree`, `tree_recorder`) and each
+            episode's limit is its instruction's (`tree_time_limit`); ``num_navs`` is then
+            the largest ``num_navs_needed``, which sets ``max_steps``.
     """
-    recorder = (sequence_recorder if composite else verdict_recorder)(kinds, room_size)
+    if grammar:
+        recorder = tree_recorder(kinds, room_size)
+    else:
+        recorder = (sequence_recorder if composite else verdict_recorder)(kinds, room_size)
+    nav_time = room_size**2 * num_rows * num_cols
     return factory(
         env_id,
+        episode_max_steps=tree_time_limit(nav_time) if grammar else None,
         width=(room_size - 1) * num_cols + 1,
         height=(room_size - 1) * num_rows + 1,
-        max_steps=num_navs * room_size**2 * num_rows * num_cols if max_steps is None else max_steps,
+        max_steps=num_navs * nav_time if max_steps is None else max_steps,
         layout_fn=layout_fn,
         observation_fn=observations.symbolic_first_person,
         see_through_walls=False,

@@ -8,7 +8,8 @@ that draw either an action or a composite (MiniGrid's OpenDoorsOrder).
 ``AfterInstr``: which clause is verified on which step matters, since a clause's memory
 (its pre-carrying, its last-step match) moves only when it is verified, while every clause
 follows its objects on every step. Clauses that are themselves composites (MiniGrid allows
-an ``and`` inside ``then``/``after``) are not covered by this encoding.
+an ``and`` inside ``then``/``after``) are `horizax.grid.babyai.trees`, built on `join` and
+`check_sequence` here.
 
 MiniGrid's ``AndInstr`` fails on ``done`` only when the action it is given is the ``done``
 enum member itself (it compares with ``is``); integer actions never trigger it, so here a
@@ -18,6 +19,7 @@ conjunction never fails.
 from __future__ import annotations
 
 import enum
+from typing import TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -106,41 +108,24 @@ def start_sequence(
     return SeqProgress(clauses=progress, done=jnp.asarray(np.full(2, _CONTINUE, np.int32)))
 
 
-def verify_sequence(
-    seq: Array,
-    progress: SeqProgress,
-    prev_state: State,
-    state: State,
-    action: Array,
-    *,
-    done_actions: bool = False,
-    kinds: tuple[int, ...] = V.ALL_KINDS,
-) -> tuple[Array, SeqProgress]:
-    """One step of MiniGrid's composite ``verify`` (`Seq.SINGLE`: its clause's ``verify``).
+def join(kind: Array, strict: Array, done: Array, status: Array) -> tuple[Array, Array, Array]:
+    """One step of a composite over two clauses whose answers, if verified now, are ``status``.
+
+    The part of MiniGrid's ``AndInstr`` / ``BeforeInstr`` / ``AfterInstr`` ``verify`` that
+    decides which clause is verified and what the composite answers; `verify_sequence`
+    applies it to action clauses and `horizax.grid.babyai.trees` to composites of
+    composites (an ``and`` inside ``then``/``after``).
 
     Args:
-        seq: i32[18], the composite.
-        progress: before the step (`start_sequence` at reset).
-        prev_state: the environment's state before the step.
-        state: the environment's state after the step.
-        action: i32[], the action taken.
-        done_actions: static, MiniGrid's ``BABYAI_DONE_ACTIONS`` mode (see `verifiers.verify`).
-        kinds: static, the `verifiers.Instr` kinds the clauses may be (only their rules are
-            compiled).
+        kind: i32[], the `Seq` code.
+        strict: bool[], MiniGrid's flag.
+        done: i32[2], each clause's status when last verified (``a_done``/``b_done``).
+        status: i32[2], what each clause's ``verify`` returns if it is called on this step.
 
     Returns:
-        ``(status, progress)``: i32[] `Status` code and the next state.
+        ``(status, done, called)``: i32[] the composite's answer, i32[2] the next ``done``
+        and bool[2] which clauses MiniGrid verified (their memory moves; the others' not).
     """
-    seq = jnp.asarray(seq, jnp.int32)
-    action = jnp.asarray(action, jnp.int32)
-    kind, strict = seq[0], seq[1] != 0
-    tracked = jax.vmap(lambda p: V.track(p, prev_state, state, action))(progress.clauses)
-    # Each clause is verified at most once per step: compute both, keep what was called.
-    status, checked = jax.vmap(
-        lambda i, p: V.check(i, p, state, action, done_actions=done_actions, kinds=kinds)
-    )(clauses(seq), tracked)
-    done = progress.done
-
     # AND: each clause until it succeeds; success when both have.
     and_called = done != _SUCCESS
     and_done = jnp.where(and_called, status, done)
@@ -181,7 +166,82 @@ def verify_sequence(
     out = pick([and_status, before_status, after_status, status[0]])
     new_done = pick([and_done, before_done, after_done, single_done])
     called = pick([and_called, before_called, after_called, single_called])
-    clause_progress = jax.tree.map(
-        lambda c, t: jnp.where(called.reshape((2,) + (1,) * (c.ndim - 1)), c, t), checked, tracked
+    return out.astype(jnp.int32), new_done, called
+
+
+_Tree = TypeVar("_Tree")
+
+
+def keep_called(called: Array, checked: _Tree, tracked: _Tree) -> _Tree:
+    """Per clause (leading axis), the verified progress where ``called`` (bool[n]), else the
+    merely tracked one."""
+    return jax.tree.map(
+        lambda c, t: jnp.where(called.reshape(called.shape + (1,) * (c.ndim - 1)), c, t),
+        checked,
+        tracked,
     )
-    return out.astype(jnp.int32), SeqProgress(clauses=clause_progress, done=new_done)
+
+
+def verify_sequence(
+    seq: Array,
+    progress: SeqProgress,
+    prev_state: State,
+    state: State,
+    action: Array,
+    *,
+    done_actions: bool = False,
+    kinds: tuple[int, ...] = V.ALL_KINDS,
+) -> tuple[Array, SeqProgress]:
+    """One step of MiniGrid's composite ``verify`` (`Seq.SINGLE`: its clause's ``verify``).
+
+    Args:
+        seq: i32[18], the composite.
+        progress: before the step (`start_sequence` at reset).
+        prev_state: the environment's state before the step.
+        state: the environment's state after the step.
+        action: i32[], the action taken.
+        done_actions: static, MiniGrid's ``BABYAI_DONE_ACTIONS`` mode (see `verifiers.verify`).
+        kinds: static, the `verifiers.Instr` kinds the clauses may be (only their rules are
+            compiled).
+
+    Returns:
+        ``(status, progress)``: i32[] `Status` code and the next state.
+    """
+    action = jnp.asarray(action, jnp.int32)
+    tracked = jax.vmap(lambda p: V.track(p, prev_state, state, action))(progress.clauses)
+    return check_sequence(
+        seq,
+        progress.replace(clauses=tracked),
+        state,
+        action,
+        done_actions=done_actions,
+        kinds=kinds,
+    )
+
+
+def check_sequence(
+    seq: Array,
+    progress: SeqProgress,
+    state: State,
+    action: Array,
+    *,
+    done_actions: bool = False,
+    kinds: tuple[int, ...] = V.ALL_KINDS,
+) -> tuple[Array, SeqProgress]:
+    """The composite's ``verify`` alone, on clauses already `verifiers.track`ed through the
+    step (what `verify_sequence` does after tracking; a composite of composites calls it
+    only on the steps MiniGrid verifies this one).
+
+    Returns:
+        ``(status, progress)`` as `verify_sequence`.
+    """
+    seq = jnp.asarray(seq, jnp.int32)
+    action = jnp.asarray(action, jnp.int32)
+    tracked = progress.clauses
+    # Each clause is verified at most once per step: compute both, keep what was called.
+    status, checked = jax.vmap(
+        lambda i, p: V.check(i, p, state, action, done_actions=done_actions, kinds=kinds)
+    )(clauses(seq), tracked)
+    out, new_done, called = join(seq[0], seq[1] != 0, progress.done, status)
+    clause_progress = keep_called(called, checked, tracked)
+    return out, SeqProgress(clauses=clause_progress, done=new_done)

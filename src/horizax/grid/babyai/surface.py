@@ -95,3 +95,25 @@ def sequence_text(
         + _JOINS[int(seq[0])]
         + instruction_text(b, grid, start_pos, start_dir, room_size=room_size)
     )
+
+
+def tree_text(
+    tree: np.ndarray,
+    grid: np.ndarray,
+    start_pos: np.ndarray,
+    start_dir: int,
+    *,
+    room_size: int,
+) -> str:
+    """MiniGrid's mission string for an instruction tree (`horizax.grid.babyai.trees`) at the
+    start state."""
+    tree = np.asarray(tree, np.int32)
+    a, b = tree[2:].reshape(2, -1)
+    first = sequence_text(a, grid, start_pos, start_dir, room_size=room_size)
+    if int(tree[0]) == Q.Seq.SINGLE:
+        return first
+    return (
+        first
+        + _JOINS[int(tree[0])]
+        + sequence_text(b, grid, start_pos, start_dir, room_size=room_size)
+    )

@@ -111,8 +111,8 @@ _JOIN_WORDS = np.array(
 )
 
 
-def sequence_tokens(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
-    """i32[`MISSION_LENGTH`]: MiniGrid's mission string of a composite as word ids.
+def sequence_words(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
+    """i32[38]: a composite's words, with holes (`sequence_tokens` before `compact`).
 
     Args:
         seq: i32[18], the composite (`sequences.sequence`); a `Seq.SINGLE` gives its one
@@ -126,6 +126,37 @@ def sequence_tokens(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL
     second = clause_tokens(b, counts[1], kinds=kinds)
     second = jnp.where(kind == len(_JOIN_WORDS) - 1, 0, second)  # SINGLE: no clause b
     words = [clause_tokens(a, counts[0], kinds=kinds), jnp.asarray(_JOIN_WORDS)[kind], second]
+    return jnp.concatenate(words)
+
+
+def sequence_tokens(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
+    """i32[`MISSION_LENGTH`]: MiniGrid's mission string of a composite as word ids.
+
+    Args:
+        seq: i32[18], the composite (`sequences.sequence`); a `Seq.SINGLE` gives its one
+            clause's words.
+        counts: i32[2, 2], per clause the objects each description matches at the start.
+        kinds: static, as in `clause_tokens`.
+    """
+    return compact(sequence_words(seq, counts, kinds=kinds), MISSION_LENGTH)
+
+
+def tree_tokens(tree: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
+    """i32[`MISSION_LENGTH`]: MiniGrid's mission string of an instruction tree as word ids
+    (`horizax.grid.babyai.trees`; four PutNext leaves and three joins fill all 72).
+
+    Args:
+        tree: i32[38], the instruction.
+        counts: i32[2, 2, 2], per branch and clause the objects each description matches at
+            the start.
+        kinds: static, as in `clause_tokens`.
+    """
+    tree = jnp.asarray(tree, jnp.int32)
+    a, b = tree[2:].reshape(2, -1)
+    kind = jnp.clip(tree[0], 0, len(_JOIN_WORDS) - 1)
+    second = sequence_words(b, counts[1], kinds=kinds)
+    second = jnp.where(kind == len(_JOIN_WORDS) - 1, 0, second)  # SINGLE: no branch b
+    words = [sequence_words(a, counts[0], kinds=kinds), jnp.asarray(_JOIN_WORDS)[kind], second]
     return compact(jnp.concatenate(words), MISSION_LENGTH)
 
 
