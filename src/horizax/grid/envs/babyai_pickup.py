@@ -46,9 +46,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
+from horizax.core import threefry
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
-from horizax.grid.babyai import level, one_room
+from horizax.grid.babyai import grammar, level, one_room
 from horizax.grid.babyai import verifiers as V
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
@@ -147,7 +148,10 @@ def _entry(name: str, strict: bool):
 # among key, ball and box, a colour among none and the six (uniform), and with probability
 # 1/2 a location among left, right, front and behind (uniform), redrawn until at least one
 # object matches. That last redraw is the prior restricted to the matching descriptions:
-# drawn here as a weighted rank among them.
+# drawn here as a weighted rank among them. It gives up after 101 misses, and MiniGrid then
+# draws the whole level again: the layout is kept with the chance that rand_obj would have
+# matched, ``grammar.survives`` (rarely below one: a layout whose objects few descriptions
+# match).
 
 LOC_ROOM = RoomGrid(room_size=8, num_rows=1, num_cols=1)
 LOC_SIDE = LOC_ROOM.room_size - 2
@@ -233,8 +237,13 @@ def _loc_attempt(key: Array) -> tuple[State, Array, Array]:
     reached = reachable(objects | ~interior, agent_pos)
     accepted = jnp.all(reached | ~(objects & interior))
     # The rank-th unit of matching weight names the description.
-    through = jnp.cumsum(_desc_weights(digits))
+    weights = _desc_weights(digits)
+    through = jnp.cumsum(weights)
     desc = jnp.asarray(_DESCS)[jnp.sum(through <= digits[-1])]
+    p = through[-1].astype(jnp.float32) / float(_DESC_WEIGHTS.sum())
+    # Kept with the chance that rand_obj's 101 tries would match (24-bit uniform).
+    bits = threefry.random_bits(threefry.split(key, 2)[1]) >> 8
+    accepted = accepted & (bits.astype(jnp.float32) * 2.0**-24 < grammar.survives(p))
     return make_state(grid, agent_pos, direction), accepted, desc
 
 
