@@ -171,6 +171,21 @@ def test_time_limit_truncates_without_terminating():
     assert all(type(flag) is bool for pair in flags for flag in pair), "Python bools"
 
 
+def test_max_steps_follows_each_episodes_limit():
+    """A BabyAI grammar level's limit depends on its instruction: ``max_steps`` reads it
+    after every reset (as MiniGrid's does), and the episode truncates there."""
+    env = hg.make("BabyAI-GoToSeqS5R2-v0")
+    limits = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        limits.add(env.max_steps)
+        assert env.max_steps % 100 == 0 and env.max_steps <= env.fenv.max_steps
+    assert len(limits) > 1, "the limit changes with the instruction"
+    env.reset(seed=0)
+    done = [env.step(6)[2:4] for _ in range(env.max_steps)]  # done: nothing happens
+    assert done[-1] == (False, True) and not any(any(d) for d in done[:-1])
+
+
 def test_goal_terminates_without_truncating():
     env = hg.make("MiniGrid-Empty-5x5-v0")
     env.reset(seed=0)

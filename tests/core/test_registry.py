@@ -72,7 +72,7 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 87 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
+    """76 MiniGrid ids, 96 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
     but one has a Navix alias (navix has no BabyAI level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
@@ -102,6 +102,9 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
     babyai |= {"BabyAI-Open-v0", "BabyAI-Pickup-v0", "BabyAI-UnblockPickup-v0"}
     babyai |= {"BabyAI-Unlock-v0", "BabyAI-GoToImpUnlock-v0"}
     babyai |= {f"BabyAI-GoToObjMaze{v}-v0" for v in mazes}
+    grammar = ["GoToSeq", "GoToSeqS5R2", "Synth", "SynthS5R2", "SynthLoc", "SynthSeq"]
+    grammar += ["MiniBossLevel", "BossLevel", "BossLevelNoUnlock"]
+    babyai |= {f"BabyAI-{v}-v0" for v in grammar}
     orbital = {
         "Orbital-GetOffMyLawn-v0",
         "Orbital-LadyBanditGuard-v0",

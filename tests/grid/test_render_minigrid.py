@@ -57,6 +57,7 @@ FAMILY_IDS = (
     "BabyAI-GoToObjDoor-v0",
     "BabyAI-GoToObjMazeS4R2-v0",
     "BabyAI-Unlock-v0",
+    "BabyAI-BossLevel-v0",
     "BabyAI-GoToObjS4-v0",
     "BabyAI-KeyCorridorS3R2-v0",
     "BabyAI-KeyInBox-v0",

@@ -167,7 +167,9 @@ class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
     Attributes:
         fenv: the protocol view driven.
         env_id: the horizax id ("" if unknown).
-        max_steps: the environment's own time limit (it truncates there).
+        max_steps: the environment's own time limit (it truncates there); after a reset,
+            the episode's (a BabyAI grammar level's depends on its instruction, as MiniGrid's
+            ``max_steps`` does).
         grid, agent_pos, agent_dir, carrying, mission, get_frame, gen_obs_grid, ...:
             gridworlds only: MiniGrid's object model of the current state, for MiniGrid's
             wrappers (`horizax.grid.minigrid_view`; needs ``minigrid``). Any environment
@@ -221,6 +223,9 @@ class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
         else:
             self._episode, step = _start(self._handle, key)
             observation, info = jax.device_get((step.observation, step.info))
+        limit = getattr(getattr(self._episode, "state", None), "max_steps", None)
+        if limit is not None and getattr(self.fenv, "episode_max_steps", None) is not None:
+            self.max_steps = int(limit)
         return self._codec.single(observation), copy_info(info)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

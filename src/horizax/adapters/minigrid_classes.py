@@ -18,6 +18,8 @@ __all__ = [
     "ActionObjDoor",
     "BlockedUnlockPickup",
     "BlockedUnlockPickupEnv",
+    "BossLevel",
+    "BossLevelNoUnlock",
     "CrossingEnv",
     "DistShiftEnv",
     "DoorKeyEnv",
@@ -38,12 +40,14 @@ __all__ = [
     "GoToRedBallGrey",
     "GoToRedBallNoDists",
     "GoToRedBlueBall",
+    "GoToSeq",
     "KeyCorridor",
     "KeyCorridorEnv",
     "KeyInBox",
     "LavaGapEnv",
     "LockedRoomEnv",
     "MemoryEnv",
+    "MiniBossLevel",
     "MoveTwoAcross",
     "MultiRoomEnv",
     "ObstructedMaze_1Dlhb",
@@ -64,6 +68,9 @@ __all__ = [
     "PutNext",
     "PutNextLocal",
     "RedBlueDoorEnv",
+    "Synth",
+    "SynthLoc",
+    "SynthSeq",
     "UnblockPickup",
     "Unlock",
     "UnlockEnv",
@@ -298,3 +305,31 @@ class UnlockPickupEnv(GymnasiumEnv):
 
 class UnlockToUnlock(GymnasiumEnv):
     """MiniGrid's ``UnlockToUnlock`` ids, played by horizax."""
+
+
+class BossLevel(GymnasiumEnv):
+    """MiniGrid's ``BossLevel`` ids, played by horizax."""
+
+
+class BossLevelNoUnlock(GymnasiumEnv):
+    """MiniGrid's ``BossLevelNoUnlock`` ids, played by horizax."""
+
+
+class GoToSeq(GymnasiumEnv):
+    """MiniGrid's ``GoToSeq`` ids (its S5R2 variant too), played by horizax."""
+
+
+class MiniBossLevel(GymnasiumEnv):
+    """MiniGrid's ``MiniBossLevel`` ids, played by horizax."""
+
+
+class Synth(GymnasiumEnv):
+    """MiniGrid's ``Synth`` ids (SynthS5R2 too), played by horizax."""
+
+
+class SynthLoc(GymnasiumEnv):
+    """MiniGrid's ``SynthLoc`` ids, played by horizax."""
+
+
+class SynthSeq(GymnasiumEnv):
+    """MiniGrid's ``SynthSeq`` ids, played by horizax."""

@@ -51,6 +51,8 @@ _CLASSES = {
     "MiniGrid-UnlockPickup-": "UnlockPickupEnv",
     "BabyAI-ActionObjDoor-": "ActionObjDoor",
     "BabyAI-BlockedUnlockPickup-": "BlockedUnlockPickup",
+    "BabyAI-BossLevel-": "BossLevel",
+    "BabyAI-BossLevelNoUnlock-": "BossLevelNoUnlock",
     "BabyAI-FindObjS": "FindObjS5",  # every room size: MiniGrid's class takes it
     "BabyAI-GoTo-": "GoTo",
     "BabyAI-GoToDoor-": "GoToDoor",
@@ -64,8 +66,10 @@ _CLASSES = {
     "BabyAI-GoToRedBallGrey-": "GoToRedBallGrey",
     "BabyAI-GoToRedBallNoDists-": "GoToRedBallNoDists",
     "BabyAI-GoToRedBlueBall-": "GoToRedBlueBall",
+    "BabyAI-GoToSeq": "GoToSeq",  # its S5R2 variant too
     "BabyAI-KeyCorridor": "KeyCorridor",  # every size
     "BabyAI-KeyInBox-": "KeyInBox",
+    "BabyAI-MiniBossLevel-": "MiniBossLevel",
     "BabyAI-MoveTwoAcross": "MoveTwoAcross",  # S5N2 and S8N9
     "BabyAI-OneRoomS": "OneRoomS8",  # every room size: MiniGrid's class takes it
     "BabyAI-Open-": "Open",
@@ -83,6 +87,10 @@ _CLASSES = {
     "BabyAI-PickupLoc-": "PickupLoc",
     "BabyAI-PutNextLocal": "PutNextLocal",  # its S5N3 and S6N4 variants too
     "BabyAI-PutNextS": "PutNext",  # every size, the Carrying variants too
+    "BabyAI-Synth-": "Synth",
+    "BabyAI-SynthLoc-": "SynthLoc",
+    "BabyAI-SynthS5R2-": "Synth",
+    "BabyAI-SynthSeq-": "SynthSeq",
     "BabyAI-UnblockPickup-": "UnblockPickup",
     "BabyAI-Unlock-": "Unlock",
     "BabyAI-UnlockLocal": "UnlockLocal",  # its Dist variant too

@@ -18,6 +18,7 @@ from horizax.grid.envs import (
     babyai_findobj,
     babyai_goto,
     babyai_keycorridor,
+    babyai_levelgen,
     babyai_locked_maze,
     babyai_maze,
     babyai_oneroom,
@@ -78,6 +79,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     babyai_findobj,
     babyai_maze,
     babyai_locked_maze,
+    babyai_levelgen,
 )
 
 
