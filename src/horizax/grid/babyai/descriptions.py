@@ -87,7 +87,8 @@ def location_masks(
     (every cell for `Loc.NONE`; otherwise the start room's cells on that side).
 
     Args:
-        width, height: the grid's size.
+        width: the grid's width.
+        height: the grid's height.
         start_pos: i32[2], the agent's position when the instruction was given.
         start_dir: i32[], its direction then.
         room_size: the side of the level's rooms, walls included (static).

@@ -24,6 +24,7 @@ x the five `Loc` codes: `NUM_DESCS` = 140.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -135,8 +136,17 @@ def matched_descriptions(
     return table.reshape(-1)
 
 
+Draw = Callable[[Array | int, int], Array]
+"""A layout's ``draw(radix, bound)`` (`horizax.grid.sampling.sequential_draws`)."""
+
+
 def draw_description(
-    draw, matched: Array, types: Array, *, locations: bool, bound_types=_ALL
+    draw: Draw,
+    matched: Array,
+    types: Array,
+    *,
+    locations: bool,
+    bound_types: tuple[bool, ...] = _ALL,
 ) -> tuple[Array, Array]:
     """One ``rand_obj`` given that it succeeds: ``(desc i32[3], p f32[])`` with ``p`` the
     chance that one of its tries matches.
@@ -168,7 +178,7 @@ def survives(p: Array) -> Array:
     return 1.0 - (1.0 - p) ** RAND_OBJ_TRIES
 
 
-def draw_tree(draw, matched: Array, grammar: Grammar) -> tuple[Array, Array]:
+def draw_tree(draw: Draw, matched: Array, grammar: Grammar) -> tuple[Array, Array]:
     """MiniGrid's ``rand_instr`` given that every ``rand_obj`` succeeds: ``(tree i32[38],
     keep f32[])`` with ``keep`` the chance that they all would.
 
