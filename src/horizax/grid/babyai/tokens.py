@@ -111,6 +111,14 @@ _JOIN_WORDS = np.array(
 )
 
 
+def _joined(kind: Array, first: Array, second: Array) -> Array:
+    """``first``, the join words of `sequences.Seq` ``kind``, then ``second`` (dropped for
+    `Seq.SINGLE`), holes kept: a composite's words and a tree's alike."""
+    kind = jnp.clip(kind, 0, len(_JOIN_WORDS) - 1)
+    second = jnp.where(kind == len(_JOIN_WORDS) - 1, 0, second)  # SINGLE: no second part
+    return jnp.concatenate([first, jnp.asarray(_JOIN_WORDS)[kind], second])
+
+
 def sequence_words(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
     """i32[38]: a composite's words, with holes (`sequence_tokens` before `compact`).
 
@@ -122,11 +130,8 @@ def sequence_words(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_
     """
     seq = jnp.asarray(seq, jnp.int32)
     a, b = seq[2:].reshape(2, V.INSTR_SIZE)
-    kind = jnp.clip(seq[0], 0, len(_JOIN_WORDS) - 1)
-    second = clause_tokens(b, counts[1], kinds=kinds)
-    second = jnp.where(kind == len(_JOIN_WORDS) - 1, 0, second)  # SINGLE: no clause b
-    words = [clause_tokens(a, counts[0], kinds=kinds), jnp.asarray(_JOIN_WORDS)[kind], second]
-    return jnp.concatenate(words)
+    first, second = (clause_tokens(c, counts[i], kinds=kinds) for i, c in enumerate((a, b)))
+    return _joined(seq[0], first, second)
 
 
 def sequence_tokens(seq: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KINDS) -> Array:
@@ -153,11 +158,8 @@ def tree_tokens(tree: Array, counts: Array, *, kinds: tuple[int, ...] = V.ALL_KI
     """
     tree = jnp.asarray(tree, jnp.int32)
     a, b = tree[2:].reshape(2, -1)
-    kind = jnp.clip(tree[0], 0, len(_JOIN_WORDS) - 1)
-    second = sequence_words(b, counts[1], kinds=kinds)
-    second = jnp.where(kind == len(_JOIN_WORDS) - 1, 0, second)  # SINGLE: no branch b
-    words = [sequence_words(a, counts[0], kinds=kinds), jnp.asarray(_JOIN_WORDS)[kind], second]
-    return compact(jnp.concatenate(words), MISSION_LENGTH)
+    first, second = (sequence_words(c, counts[i], kinds=kinds) for i, c in enumerate((a, b)))
+    return compact(_joined(tree[0], first, second), MISSION_LENGTH)
 
 
 def start_tokens(instr: Array, state: State, *, room_size: int) -> Array:
