@@ -40,7 +40,9 @@ def _summary(module: str) -> str:
     """The first line of a module's docstring, read without importing it."""
     parts = module.split(".")
     path = PACKAGE.parent.joinpath(*parts)
-    source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    # A module beside a data folder of its name (grid/wfc/patterns.py and patterns/) is the file.
+    module_file = path.with_suffix(".py")
+    source = module_file if module_file.is_file() else path / "__init__.py"
     docstring = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or ""
     return docstring.strip().splitlines()[0] if docstring.strip() else ""
 
