@@ -64,7 +64,7 @@ def test_list_family_describes_each_id_from_its_familys_docstring(capsys):
 @pytest.mark.parametrize(
     ("family", "count", "one_id"),
     [
-        ("gridworld", 172, "MiniGrid-Empty-8x8-v0"),  # 76 MiniGrid + 96 BabyAI ids
+        ("gridworld", 178, "MiniGrid-Empty-8x8-v0"),  # 82 MiniGrid + 96 BabyAI ids
         ("Maze", 1, "Maze-v0"),
         ("orbital", 5, "Orbital-SunBlocking-v0"),
         ("LadyBanditGuard", 1, "Orbital-LadyBanditGuard-v0"),

@@ -72,8 +72,8 @@ def test_import_has_no_registration_side_effect():
 
 
 def test_every_id_and_alias_of_the_explicit_lists_is_registered():
-    """76 MiniGrid ids, 96 BabyAI levels, Maze-v0 and 5 orbital games; every MiniGrid id
-    but one has a Navix alias (navix has no BabyAI level)."""
+    """82 MiniGrid ids (6 of them WFC), 96 BabyAI levels, Maze-v0 and 5 orbital games;
+    every classic MiniGrid id but one has a Navix alias (navix has no BabyAI or WFC level)."""
     ids = horizax.registered_ids()
     minigrid = [i for i in ids if i.startswith("MiniGrid-")]
     local = [f"S{s}N{n}" for s, n in [(5, 2), (6, 2), (6, 3), (6, 4), (7, 4), (7, 5)]]
@@ -112,7 +112,10 @@ def test_every_id_and_alias_of_the_explicit_lists_is_registered():
         "Orbital-PursuitEvasion-v0",
         "Orbital-SunBlocking-v0",
     }
-    assert len(minigrid) == 76 and set(ids) == {*minigrid, *babyai, "Maze-v0", *orbital}
+    wfc = ["MazeSimple", "DungeonMazeScaled", "RoomsFabric", "ObstaclesBlackdots"]
+    wfc += ["ObstaclesAngular", "ObstaclesHogs3"]
+    assert {f"MiniGrid-WFC-{v}-v0" for v in wfc} <= set(minigrid)
+    assert len(minigrid) == 82 and set(ids) == {*minigrid, *babyai, "Maze-v0", *orbital}
     aliases = set(horizax.registered_ids(include_aliases=True)) - set(ids)
     assert len(aliases) == 75
     # navix registers its N4-S5-v0 with the 4 rooms its name promises: MiniGrid's v1.

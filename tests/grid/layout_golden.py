@@ -113,6 +113,21 @@ FEW_KEYS = {
         "BossLevelNoUnlock",
     )
 }
+# A WFC reset runs a bounded solver loop of up to 8,000 iterations: 200 keys pin it (3,000
+# cost 20-40 s of test time each).
+FEW_KEYS.update(
+    {
+        f"MiniGrid-WFC-{name}-v0": 200
+        for name in (
+            "MazeSimple",
+            "DungeonMazeScaled",
+            "RoomsFabric",
+            "ObstaclesBlackdots",
+            "ObstaclesAngular",
+            "ObstaclesHogs3",
+        )
+    }
+)
 
 
 def reset_states(env_id: str, num_keys: int | None = None) -> Any:

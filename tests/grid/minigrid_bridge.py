@@ -34,7 +34,12 @@ minigrid = pytest.importorskip("minigrid")
 
 
 def minigrid_env(env_id: str, **kwargs: Any) -> Any:
-    """A raw (unwrapped) MiniGrid env, made through gymnasium's registry."""
+    """A raw (unwrapped) MiniGrid env, made through gymnasium's registry; the WFC ids through
+    the adapter's `minigrid_env`, whose presets read the pattern images horizax ships."""
+    if env_id.startswith("MiniGrid-WFC-"):
+        from horizax.adapters import minigrid_ids
+
+        return minigrid_ids.minigrid_env(env_id, kwargs)
     import minigrid as _  # noqa: F401  (registers the ids)
 
     return gymnasium.make(env_id, **kwargs).unwrapped

@@ -53,6 +53,7 @@ FAMILY_IDS = (
     "MiniGrid-PutNear-6x6-N2-v0",
     "MiniGrid-RedBlueDoors-6x6-v0",
     "MiniGrid-UnlockPickup-v0",
+    "MiniGrid-WFC-ObstaclesBlackdots-v0",  # MiniGrid's quickest WFC reset
     "BabyAI-FindObjS5-v0",
     "BabyAI-GoToObjDoor-v0",
     "BabyAI-GoToObjMazeS4R2-v0",
@@ -76,6 +77,9 @@ CARRYING = (
     "MiniGrid-UnlockPickup-v0",
 )
 NUM_STATES = 1000
+# WFC's 25 x 25 frames draw only walls, the goal and the agent (tiles every family above
+# checks): fewer states of it keep the test's cost near the others'.
+FEWER_STATES = {"MiniGrid-WFC-ObstaclesBlackdots-v0": 300}
 STEPS_PER_SEED = 40
 
 
@@ -198,9 +202,10 @@ def test_the_ids_cover_every_family_and_the_see_through_flag_is_minigrids():
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", FAMILY_IDS)
 def test_frames_equal_minigrids_on_random_states(env_id):
-    snapshots = minigrid_states(env_id, NUM_STATES)
+    count = FEWER_STATES.get(env_id, NUM_STATES)
+    snapshots = minigrid_states(env_id, count)
     compared = sum(assert_frames_equal(env_id, snapshots, t) for t in (8, 9, 32))
-    assert compared == 3 * (NUM_STATES + NUM_STATES // 20 + NUM_STATES // 50)
+    assert compared == 3 * (count + -(-count // 20) + -(-count // 50))
     env = horizax.make(env_id)
     for snapshot in [s for s in snapshots if ("grid", 32, True) in s["frames"]][:3]:
         state = jax.tree.map(lambda x: x[0], stacked_state([snapshot]))

@@ -25,9 +25,10 @@ MiniGrid's own ids, in place of MiniGrid's, so MiniGrid users' code runs unchang
 MiniGrid's layouts. ``gymnasium.make(id, layouts="minigrid")`` (default ``"horizax"``) makes
 each reset MiniGrid's own layout: ``reset(seed=s)`` the one MiniGrid generates for ``s``,
 ``reset()`` MiniGrid's next one (its ``np_random`` stream), copied into a horizax state
-(`horizax.grid.from_minigrid`); the steps are horizax's. It covers the 76 classic MiniGrid
-ids; BabyAI levels and other families raise `ValueError`. It needs ``minigrid``
-(`horizax.adapters.minigrid_ids`).
+(`horizax.grid.from_minigrid`); the steps are horizax's. It covers the 82 ``MiniGrid-*``
+ids (the WFC ones read the pattern images horizax ships, which MiniGrid's wheel lacks);
+BabyAI levels and other families raise `ValueError`. It needs ``minigrid``, with its
+``wfc`` extra for the WFC ids (`horizax.adapters.minigrid_ids`).
 
 Observations. Gridworld ids return MiniGrid's observation dict, ``{"image": u8[7, 7, 3],
 "direction": int, "mission": str}``, with MiniGrid's spaces for ``image`` (``Box(0, 255)``)
@@ -160,7 +161,7 @@ class GymnasiumEnv(ObjectModelAttributes, gymnasium.Env):
             an environment from `horizax.make`, or a `horizax.core.protocol.FunctionalEnv`.
         render_mode: None or ``"rgb_array"`` (`render` returns u8[H, W, 3]).
         layouts: ``"horizax"`` (default): layouts drawn from JAX keys; ``"minigrid"``
-            (classic MiniGrid ids): MiniGrid's own layout for each reset (see the module
+            (``MiniGrid-*`` ids): MiniGrid's own layout for each reset (see the module
             docstring).
         **overrides: `horizax.make` overrides (``max_steps``, ...), with an id only.
 

@@ -78,6 +78,12 @@ __all__ = [
     "UnlockPickup",
     "UnlockPickupEnv",
     "UnlockToUnlock",
+    "WFCDungeonMazeScaledEnv",
+    "WFCMazeSimpleEnv",
+    "WFCObstaclesAngularEnv",
+    "WFCObstaclesBlackdotsEnv",
+    "WFCObstaclesHogs3Env",
+    "WFCRoomsFabricEnv",
 ]
 
 
@@ -333,3 +339,27 @@ class SynthLoc(GymnasiumEnv):
 
 class SynthSeq(GymnasiumEnv):
     """MiniGrid's ``SynthSeq`` ids, played by horizax."""
+
+
+class WFCMazeSimpleEnv(GymnasiumEnv):
+    """MiniGrid's ``WFCMazeSimpleEnv`` id, played by horizax."""
+
+
+class WFCDungeonMazeScaledEnv(GymnasiumEnv):
+    """MiniGrid's ``WFCDungeonMazeScaledEnv`` id, played by horizax."""
+
+
+class WFCRoomsFabricEnv(GymnasiumEnv):
+    """MiniGrid's ``WFCRoomsFabricEnv`` id, played by horizax."""
+
+
+class WFCObstaclesBlackdotsEnv(GymnasiumEnv):
+    """MiniGrid's ``WFCObstaclesBlackdotsEnv`` id, played by horizax."""
+
+
+class WFCObstaclesAngularEnv(GymnasiumEnv):
+    """MiniGrid's ``WFCObstaclesAngularEnv`` id, played by horizax."""
+
+
+class WFCObstaclesHogs3Env(GymnasiumEnv):
+    """MiniGrid's ``WFCObstaclesHogs3Env`` id, played by horizax."""

@@ -49,6 +49,12 @@ _CLASSES = {
     "MiniGrid-SimpleCrossing": "CrossingEnv",
     "MiniGrid-Unlock-": "UnlockEnv",
     "MiniGrid-UnlockPickup-": "UnlockPickupEnv",
+    "MiniGrid-WFC-MazeSimple-": "WFCMazeSimpleEnv",
+    "MiniGrid-WFC-DungeonMazeScaled-": "WFCDungeonMazeScaledEnv",
+    "MiniGrid-WFC-RoomsFabric-": "WFCRoomsFabricEnv",
+    "MiniGrid-WFC-ObstaclesBlackdots-": "WFCObstaclesBlackdotsEnv",
+    "MiniGrid-WFC-ObstaclesAngular-": "WFCObstaclesAngularEnv",
+    "MiniGrid-WFC-ObstaclesHogs3-": "WFCObstaclesHogs3Env",
     "BabyAI-ActionObjDoor-": "ActionObjDoor",
     "BabyAI-BlockedUnlockPickup-": "BlockedUnlockPickup",
     "BabyAI-BossLevel-": "BossLevel",
@@ -138,7 +144,8 @@ def minigrid_env(env_id: str, overrides: dict[str, Any]) -> Any:
     """MiniGrid's own unwrapped env for ``env_id``, with the ``overrides`` its class takes.
 
     Overrides its constructor does not name (horizax's ``observation_fn``, ...) are left out:
-    they do not change layouts.
+    they do not change layouts. The WFC ids' presets read the pattern images horizax ships
+    (`_wfc_config`).
 
     Raises:
         ImportError: without ``minigrid``.
@@ -155,7 +162,33 @@ def minigrid_env(env_id: str, overrides: dict[str, Any]) -> Any:
     creator: Any = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
     accepted = _parameters(creator)
     kwargs = {**spec.kwargs, **{k: v for k, v in overrides.items() if k in accepted}}
+    if isinstance(kwargs.get("wfc_config"), str):
+        kwargs["wfc_config"] = _wfc_config(kwargs["wfc_config"])
     return creator(**kwargs).unwrapped
+
+
+def _wfc_config(name: str) -> Any:
+    """MiniGrid's WFC preset ``name``, reading the pattern image that horizax ships.
+
+    MiniGrid 3.2.0's wheel leaves its pattern images out, so its own ``MiniGrid-WFC-*``
+    envs raise FileNotFoundError on construction; horizax ships byte-identical copies
+    (`horizax.grid.wfc.presets`). This is the one place an adapter reads a family's data:
+    the copies are what lets MiniGrid's env exist at all.
+    """
+    import dataclasses
+
+    try:
+        from minigrid.envs.wfc.config import WFC_PRESETS
+    except ImportError as err:  # networkx and imageio: MiniGrid's own "wfc" extra
+        raise ImportError(
+            f"MiniGrid's WFC envs need minigrid[wfc]: {_EXTRA}. Original error: {err}"
+        ) from err
+
+    from horizax.grid.wfc import presets
+
+    config = WFC_PRESETS[name]
+    path = presets.pattern_file(config.pattern_path.name)
+    return dataclasses.replace(config, pattern_path=path)
 
 
 def _parameters(creator: Any) -> set[str]:

@@ -8,7 +8,7 @@ holds included), the agent, the hand, the step count, the mission and the family
 state; `MiniGridLayouts` is what the gridworld's protocol view offers the Gymnasium adapter
 for ``gymnasium.make(id, layouts="minigrid")`` (``GridFunctional.reference_layouts()``).
 
-Covered: the 76 classic ``MiniGrid-*`` ids horizax has. The only private state among them is
+Covered: the 82 ``MiniGrid-*`` ids horizax has (WFC included). The only private state among them is
 Dynamic-Obstacles' ball order (`horizax.grid.envs.dynamic_obstacles.BallOrder`), which is
 MiniGrid's ``obstacles`` list order. BabyAI levels are not covered: their state holds the
 level's instruction tree (``LevelState``) and their mission is a word-id array, neither of
@@ -93,7 +93,7 @@ def mission_from_minigrid(mg: Any) -> np.ndarray:
     ``failure_pos``, RedBlueDoors' doors in the grid).
 
     Raises:
-        ValueError: a mission no classic MiniGrid family has.
+        ValueError: a mission no ``MiniGrid-*`` family has.
     """
     text = str(mg.mission)
     words = text.split()
@@ -224,7 +224,7 @@ class MiniGridLayouts:
     def __init__(self, env: Any) -> None:
         if env.mission_size != missions.MISSION_SIZE:
             raise ValueError(
-                f"layouts='minigrid' covers the classic MiniGrid ids, not the BabyAI level "
+                f"layouts='minigrid' covers the MiniGrid-* ids, not the BabyAI level "
                 f"{env.env_id!r}: its state holds the level's instruction tree, which "
                 "MiniGrid's env does not expose to copy; use layouts='horizax'"
             )

@@ -61,6 +61,7 @@ class Template(enum.IntEnum):
     OPEN_DOOR = 13  # Unlock
     LOCKED_ROOM = 14
     MULTI_ROOM = 15
+    TRAVERSE_MAZE = 16  # WFC
 
 
 FETCH_PHRASES = ("get a", "go get a", "fetch a", "go fetch a", "you must fetch a")
@@ -76,6 +77,7 @@ _FIXED = {
     Template.MEMORY: "go to the matching object at the end of the hallway",
     Template.OPEN_DOOR: "open the door",
     Template.MULTI_ROOM: "traverse the rooms to get to the goal",
+    Template.TRAVERSE_MAZE: "traverse the maze to get to the goal",
 }
 
 

@@ -45,6 +45,7 @@ from horizax.grid.envs import (
     putnear,
     redbluedoors,
     unlock,
+    wfc,
 )
 
 FAMILY_MODULES: tuple[ModuleType, ...] = (
@@ -67,6 +68,7 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (
     putnear,
     redbluedoors,
     unlock,
+    wfc,
     babyai_goto,  # BabyAI's levels after MiniGrid's classic families
     babyai_pickup,
     babyai_putnext,
