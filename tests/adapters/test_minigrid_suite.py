@@ -20,15 +20,16 @@ id lists keep horizax's layouts, so the bulk of the suite (every id, every wrapp
 horizax's own generator.
 
 The id lists hold one id of each code family (`tests.code_families`: ids whose environments
-run the same functions and differ only in numeric constants), among the classic ids and the
-BabyAI levels landed so far (MiniGrid's ``minigrid_testing_env_specs``, for the wrappers
+run the same functions and differ only in numeric constants), among all of MiniGrid's 178
+ids that horizax has (MiniGrid's ``minigrid_testing_env_specs``, for the wrappers
 that cannot take a BabyAI mission, leaves the BabyAI levels out, as MiniGrid's own list
 does). What these files check -- the Gymnasium API, determinism, pickling, render modes,
 ``max_steps``, the wrappers -- the code decides; every id's constants (spaces, limits,
 rollouts, autoreset) are checked by ``tests/test_conformance.py``. Every id once made the
 suite cost about 2.4 s of test time per id, which BabyAI's 96 levels would have multiplied
-(``benchmarks/RESULTS.md``). Left out until issue 19 brings them: BabyAI's other levels and
-the six ``MiniGrid-WFC-*`` ids.
+(``benchmarks/RESULTS.md``). The WFC ids' two families (wrapping output or not) are in
+the lists; MiniGrid's own WFC envs cannot be made from its wheel, but the files only build
+the listed ``horizax/`` specs.
 `KNOWN_FAILURES` lists what still fails, each with its cause (none now); the test asserts the
 run has exactly those failures and no errors.
 """
