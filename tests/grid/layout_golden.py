@@ -97,11 +97,19 @@ def _no_observation(state: State) -> jax.Array:
     return jnp.zeros((), jnp.uint8)
 
 
-# BabyAI's grammar levels draw up to 25 whole levels per reset: their first 500 golden keys
-# pin them (3,000 cost about 12 s of test time each).
+# BabyAI's grammar levels draw up to 25 whole levels per reset, its maze and locked-room
+# levels up to 41: their first 500 golden keys pin them (3,000 cost 8-26 s of test time each).
 FEW_KEYS = {
     f"BabyAI-{name}-v0": 500
     for name in (
+        "GoTo",
+        "GoToOpen",
+        "Open",
+        "Pickup",
+        "UnblockPickup",
+        "Unlock",
+        "GoToImpUnlock",
+        "MoveTwoAcrossS8N9",
         "GoToSeq",
         "GoToSeqS5R2",
         "Synth",
