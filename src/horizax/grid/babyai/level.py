@@ -54,7 +54,7 @@ class LevelState(Replaceable):
 
     Attributes:
         instr: i32[8], the action instruction (`verifiers.instruction`).
-        progress: the verifier's `verifiers.Progress` (packed positions and flags).
+        progress: the verifier's `verifiers.Progress` (packed object masks and flags).
         status: i32[], the `verifiers.Status` of the last step (CONTINUE at reset).
     """
 
