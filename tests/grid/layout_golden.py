@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import horizax
+from horizax.grid.babyai.verifiers import Progress
 from horizax.grid.environment import Environment
 from horizax.grid.envs.dynamic_obstacles import BallOrder
 from horizax.grid.state import State
@@ -46,7 +47,8 @@ def _legacy_aux(extra: Any, batch_shape: tuple[int, ...]) -> Any:
     The hashes predate the typed family state: ``aux`` was zeros, except Dynamic-Obstacles'
     ball order, three 8-bit cell indices per int32 word. Re-encoding ``extra`` that way here
     (test-only) keeps the old hashes, so they still prove every layout unchanged. Families
-    added since (BabyAI's `LevelState`) are hashed whole.
+    added since (BabyAI's `LevelState`) are hashed whole, their verifier progress as the
+    boolean masks it held when they were hashed (`_legacy_progress`).
     """
     if isinstance(extra, BallOrder):
         cells = np.asarray(extra.cells, np.int64)
@@ -55,8 +57,22 @@ def _legacy_aux(extra: Any, batch_shape: tuple[int, ...]) -> Any:
         words = padded.reshape(*cells.shape[:-1], 4, 3) << (8 * np.arange(3))
         return words.sum(axis=-1).astype(np.int32)
     if jax.tree_util.tree_leaves(extra):  # a family newer than the old hashes: all of it
-        return extra
+        return _legacy_progress(extra)
     return np.zeros((*batch_shape, 4), np.int32)
+
+
+def _legacy_progress(extra: Any) -> Any:
+    """``extra`` with each BabyAI verifier `Progress` in the leaves it was hashed with: its
+    masks were bool[..., 2, W, H] fields then and are packed into words now (the same
+    masks, `Progress.tracked` and `Progress.poss` unpack them), then its flags, in order."""
+
+    def legacy(progress: Any) -> Any:
+        if not isinstance(progress, Progress):
+            return progress
+        flags = (progress.carried, progress.pre_carrying, progress.pre_carried)
+        return (progress.tracked, progress.poss, *flags, progress.last_step_match)
+
+    return jax.tree_util.tree_map(legacy, extra, is_leaf=lambda x: isinstance(x, Progress))
 
 
 def _legacy_leaves(state: State) -> list[Any]:

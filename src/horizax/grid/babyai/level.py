@@ -38,6 +38,7 @@ from horizax.core import threefry
 from horizax.core.struct import Replaceable, pytree_dataclass
 from horizax.grid import observations, rewards
 from horizax.grid.babyai import descriptions as D
+from horizax.grid.babyai import packed as P
 from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import trees as T
 from horizax.grid.babyai import verifiers as V
@@ -53,7 +54,7 @@ class LevelState(Replaceable):
 
     Attributes:
         instr: i32[8], the action instruction (`verifiers.instruction`).
-        progress: the verifier's `verifiers.Progress` (bool[2, W, H] positions and flags).
+        progress: the verifier's `verifiers.Progress` (packed object masks and flags).
         status: i32[], the `verifiers.Status` of the last step (CONTINUE at reset).
     """
 
@@ -156,7 +157,7 @@ def begin(
     instr = jnp.asarray(instr, jnp.int32)
     progress = V.start(instr, state, room_size=room_size, kinds=kinds)
     extra = LevelState(instr=instr, progress=progress, status=jnp.int32(V.Status.CONTINUE))
-    counts = jnp.sum(progress.tracked, axis=(1, 2), dtype=jnp.int32)
+    counts = P.count(progress.tracked_bits)
     return state.replace(mission=instruction_tokens(instr, counts, kinds=kinds), extra=extra)
 
 
@@ -175,7 +176,7 @@ def begin_sequence(
     seq = jnp.asarray(seq, jnp.int32)
     progress = Q.start_sequence(seq, state, room_size=room_size, kinds=kinds)
     extra = SeqLevelState(seq=seq, progress=progress, status=jnp.int32(V.Status.CONTINUE))
-    counts = jnp.sum(progress.clauses.tracked, axis=(2, 3), dtype=jnp.int32)  # [clause, desc]
+    counts = P.count(progress.clauses.tracked_bits)  # [clause, desc]
     return state.replace(mission=sequence_tokens(seq, counts, kinds=kinds), extra=extra)
 
 
@@ -195,7 +196,7 @@ def begin_tree(
     progress = T.start_tree(tree, state, room_size=room_size, kinds=kinds)
     extra = TreeLevelState(tree=tree, progress=progress, status=jnp.int32(V.Status.CONTINUE))
     # [branch, clause, desc]
-    counts = jnp.sum(progress.branches.clauses.tracked, axis=(3, 4), dtype=jnp.int32)
+    counts = P.count(progress.branches.clauses.tracked_bits)
     return state.replace(mission=tree_tokens(tree, counts, kinds=kinds), extra=extra)
 
 

@@ -9,7 +9,7 @@ PutNext) and ``desc_b`` the object to put it next to (PutNext only; unused other
 
 MiniGrid holds the objects a description matched at reset by identity and re-reads their
 positions only on drop steps (``update_objs_poss``). Arrays have no identity, so `Progress`
-carries it explicitly, per description:
+carries it explicitly, per description, as masks over the grid:
 
 * ``tracked``: where the matched objects are now. Objects move only through the hand (a
   pickup empties the front cell into it, a drop fills the front cell from it), and a box
@@ -22,6 +22,12 @@ carries it explicitly, per description:
 plus what the instruction itself remembers between calls: ``pre_carrying`` (its
 ``preCarrying is not None``), ``pre_carried`` (its ``preCarrying`` is one of desc_a's
 objects) and ``last_step_match`` (done-action mode).
+
+The two masks are stored packed, 32 cells to a uint32 word (`horizax.grid.babyai.packed`):
+a step changes at most the front cell, and every rule reads only the front cell or its four
+neighbours, so each step's work is a few bitwise operations on a column's worth of words
+per description instead of whole boolean grids. ``tracked`` and ``poss`` read them back as
+``bool[2, W, H]``.
 """
 
 from __future__ import annotations
@@ -33,10 +39,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from horizax.core.struct import Replaceable, pytree_dataclass
-from horizax.grid import cells
+from horizax.core.struct import Replaceable, pytree_dataclass, static_field
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
+from horizax.grid.babyai import packed as P
 from horizax.grid.state import State, cell_at, front_pos
 
 INSTR_SIZE = 2 + 2 * D.DESC_SIZE
@@ -109,20 +115,34 @@ class Progress(Replaceable):
     """What the verifier carries between steps (see the module docstring).
 
     Attributes:
-        tracked: bool[2, W, H], where desc_a's / desc_b's matched objects lie now.
-        poss: bool[2, W, H], MiniGrid's ``obj_poss`` of desc_a / desc_b.
+        tracked_bits: u32[2, W, N], `packed` ``tracked``: where desc_a's / desc_b's matched
+            objects lie now.
+        poss_bits: u32[2, W, N], `packed` ``poss``: MiniGrid's ``obj_poss`` of desc_a /
+            desc_b.
         carried: bool[2], the hand holds one of desc_a's / desc_b's objects.
         pre_carrying: bool[], Pickup/PutNext's ``preCarrying is not None``.
         pre_carried: bool[], PutNext's ``preCarrying`` is one of desc_a's objects.
         last_step_match: bool[], done-action mode: the last verified step succeeded.
+        height: static, the grid's height H (what unpacking the masks needs).
     """
 
-    tracked: Array
-    poss: Array
+    tracked_bits: Array
+    poss_bits: Array
     carried: Array
     pre_carrying: Array
     pre_carried: Array
     last_step_match: Array
+    height: int = static_field()
+
+    @property
+    def tracked(self) -> Array:
+        """bool[..., 2, W, H]: ``tracked_bits`` unpacked (leading axes kept)."""
+        return P.unpack(self.tracked_bits, self.height)
+
+    @property
+    def poss(self) -> Array:
+        """bool[..., 2, W, H]: ``poss_bits`` unpacked (leading axes kept)."""
+        return P.unpack(self.poss_bits, self.height)
 
 
 def start(
@@ -150,15 +170,16 @@ def start(
         match_b = matching(desc_b(instr)) & (instr[0] == Instr.PUT_NEXT)
     else:
         match_b = jnp.zeros_like(match_a)
-    match = jnp.stack([match_a, match_b])
+    match = P.pack(jnp.stack([match_a, match_b]))
     false = jnp.zeros((), bool)
     return Progress(
-        tracked=match,
-        poss=match,
+        tracked_bits=match,
+        poss_bits=match,
         carried=jnp.zeros(2, bool),
         pre_carrying=false,
         pre_carried=false,
         last_step_match=false,
+        height=state.grid.shape[1],
     )
 
 
@@ -174,7 +195,7 @@ def track(progress: Progress, prev_state: State, state: State, action: Array) ->
     width, height = state.grid.shape[0], state.grid.shape[1]
     # Objects change only in the faced cell, and only for pickup, drop and toggle, which
     # leave the agent's pose alone; after a turn or a move the faced cells agree anyway.
-    front = cells.position_mask(width, height, front_pos(state))
+    front = P.cell(width, height, front_pos(state))
     had = prev_state.carrying[0] != C.EMPTY
     has = state.carrying[0] != C.EMPTY
     picked = ~had & has
@@ -182,12 +203,13 @@ def track(progress: Progress, prev_state: State, state: State, action: Array) ->
     front_prev = cell_at(prev_state.grid, front_pos(state))
     front_now = cell_at(state.grid, front_pos(state))
     replaced = front_prev[0] != front_now[0]  # a pickup, a drop or a box giving its content
-    at_front = jnp.any(progress.tracked & front, axis=(1, 2))
+    at_front = P.overlaps(progress.tracked_bits, front)
     carried = jnp.where(picked, at_front, jnp.where(dropped, False, progress.carried))
-    tracked = jnp.where(front & replaced, False, progress.tracked)
-    tracked = tracked | (front & (dropped & progress.carried)[:, None, None])
-    poss = jnp.where(jnp.asarray(action) == C.DROP, tracked, progress.poss)
-    return progress.replace(tracked=tracked, poss=poss, carried=carried)
+    tracked = progress.tracked_bits & ~jnp.where(replaced, front, jnp.uint32(0))
+    arrives = (dropped & progress.carried)[:, None, None]
+    tracked = tracked | jnp.where(arrives, front, jnp.uint32(0))
+    poss = jnp.where(jnp.asarray(action) == C.DROP, tracked, progress.poss_bits)
+    return progress.replace(tracked_bits=tracked, poss_bits=poss, carried=carried)
 
 
 def _verify_action(
@@ -198,15 +220,15 @@ def _verify_action(
     kind, strict = instr[0], instr[1] != 0
     width, height = state.grid.shape[0], state.grid.shape[1]
     fpos = front_pos(state)
-    front = cells.position_mask(width, height, fpos)
+    front = P.cell(width, height, fpos)
     front_cell = cell_at(state.grid, fpos)
     holding = state.carrying[0] != C.EMPTY
     go, succ, fail = Status.CONTINUE, Status.SUCCESS, Status.FAILURE
 
-    goto = jnp.where(jnp.any(progress.poss[0] & front), succ, go)
+    goto = jnp.where(P.overlaps(progress.poss_bits[0], front), succ, go)
 
     is_door = front_cell[0] == C.DOOR
-    opened = jnp.any(progress.tracked[0] & front) & is_door & (front_cell[2] == C.OPEN)
+    opened = P.overlaps(progress.tracked_bits[0], front) & is_door & (front_cell[2] == C.OPEN)
     open_ = jnp.where(opened, succ, jnp.where(strict & is_door, fail, go))
     open_ = jnp.where(action == C.TOGGLE, open_, go)
 
@@ -215,14 +237,14 @@ def _verify_action(
     pickup = jnp.where(action == C.PICKUP, pickup, go)
 
     # The moved object is at the front cell only if the drop succeeded (MiniGrid leaves a
-    # carried object at cur_pos (-1, -1), next to nothing).
-    neighbours = (
-        jnp.roll(front, 1, 0).at[0].set(False)
-        | jnp.roll(front, -1, 0).at[-1].set(False)
-        | jnp.roll(front, 1, 1).at[:, 0].set(False)
-        | jnp.roll(front, -1, 1).at[:, -1].set(False)
-    )
-    placed = progress.pre_carried & ~holding & jnp.any(progress.poss[1] & neighbours)
+    # carried object at cur_pos (-1, -1), next to nothing). The neighbours on the grid of
+    # a front cell on the grid (`P.cell` leaves off-grid ones out).
+    neighbours = jnp.uint32(0)
+    for step in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        neighbours = neighbours | P.cell(width, height, fpos + jnp.asarray(step, jnp.int32))
+    on_grid = (fpos[0] >= 0) & (fpos[0] < width) & (fpos[1] >= 0) & (fpos[1] < height)
+    neighbours = jnp.where(on_grid, neighbours, jnp.uint32(0))
+    placed = progress.pre_carried & ~holding & P.overlaps(progress.poss_bits[1], neighbours)
     put = jnp.where((action == C.DROP) & placed, succ, go)
     put = jnp.where(strict & (action == C.PICKUP) & holding, fail, put)
 

@@ -54,7 +54,7 @@ from jax import Array
 
 from horizax.grid import constants as C
 from horizax.grid.babyai import descriptions as D
-from horizax.grid.babyai import level
+from horizax.grid.babyai import level, packed
 from horizax.grid.babyai import placement as P
 from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import verifiers as V
@@ -140,7 +140,7 @@ def into_hand(state: State, kind: Array, colour: Array) -> State:
     carrying = jnp.stack([kind, colour, jnp.int32(0)]).astype(jnp.uint8)
     extra = state.extra
     progress = extra.progress.replace(
-        tracked=extra.progress.tracked & ~at[None],
+        tracked_bits=extra.progress.tracked_bits & ~packed.pack(at)[None],
         carried=extra.progress.carried.at[0].set(True),
     )
     return state.replace(grid=grid, carrying=carrying, extra=extra.replace(progress=progress))
