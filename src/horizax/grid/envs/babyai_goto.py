@@ -218,7 +218,7 @@ def draw_goto(
     base = RoomGrid(room_size=room_size, num_rows=1, num_cols=1).walls()
     xs = np.arange(room_size)[:, None]
     ys = np.arange(room_size)[None, :]
-    upper = np.triu(np.ones((cells, cells), np.int32))  # [i, j]: i <= j
+    upper = np.triu(np.ones((cells, cells), np.float32))  # [i, j]: i <= j
     count = jnp.asarray(spec.num_objects, jnp.int32)
 
     def near_agent(digits: list[Array]) -> Array:
@@ -255,8 +255,9 @@ def draw_goto(
             colour, kind_rank, rank = digits[2 + 3 * i : 5 + 3 * i]
             placed = i < count
             # The rank-th free cell: the number of cells with at most ``rank`` free cells up
-            # to them (a prefix count as a product with a triangle, cheaper to compile).
-            through = jnp.dot((~taken).astype(jnp.int32), upper)
+            # to them (a prefix count as a product with a triangle, cheaper to compile; in f32,
+            # exact for counts this small, where XLA:CPU multiplies fast, unlike i32).
+            through = jnp.dot((~taken).astype(jnp.float32), upper)
             cell = jnp.sum(through <= rank, dtype=jnp.int32)
             taken = taken | ((flat == cell) & placed)
             fixed_kind, fixed_colour = spec.kinds[i], spec.colours[i]
