@@ -19,8 +19,8 @@ GoToRedBall, GoToRedBallNoDists, GoToRedBlueBall, GoToObj (S4, S6-v1) and GoToLo
   object, "a" when there are several (any of them counts).
 
 Here the layout is one program for every level (`draw_goto`; the levels differ in the
-constants of their `GoToSpec` only): `ATTEMPTS` whole layouts are drawn, in a loop of fixed
-length, and the first one whose objects are all reachable is kept -- exactly MiniGrid's
+constants of their `GoToSpec` only): up to `ATTEMPTS` whole layouts are drawn, in a loop
+that stops at the first one whose objects are all reachable, which is kept -- exactly MiniGrid's
 accepted distribution (one draw where a single object cannot be cut off). When all are
 rejected the last is kept as it is, an object unreachable: with the measured rejection
 rates per draw (eight objects in an 8-room, GoToRedBall* and
