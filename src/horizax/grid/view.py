@@ -10,7 +10,7 @@ import functools
 
 import jax.numpy as jnp
 import numpy as np
-from jax import Array
+from jax import Array, lax
 
 from horizax.grid import cells
 from horizax.grid import constants as C
@@ -27,29 +27,33 @@ __all__ = [
 VIEW = C.AGENT_VIEW_SIZE
 
 
-def _view_offsets(view: int) -> np.ndarray:
-    """i32[4, view, view, 2]: world offset of each view cell for each agent direction."""
-    out = np.zeros((4, view, view, 2), dtype=np.int32)
-    for d in range(4):
-        dx, dy = C.DIR_TO_VEC[d]
-        rx, ry = -dy, dx  # the agent's right-hand side
-        for i in range(view):
-            for j in range(view):
-                forward, lateral = view - 1 - j, i - view // 2
-                out[d, i, j] = (forward * dx + lateral * rx, forward * dy + lateral * ry)
-    return out
+_FORWARD = np.arange(VIEW - 1, -1, -1, dtype=np.int32)[None, :]  # [1, V]: cells ahead, per j
+_LATERAL = np.arange(VIEW, dtype=np.int32)[:, None] - VIEW // 2  # [V, 1]: to the right, per i
 
 
-_OFFSETS = _view_offsets(VIEW)
+def _view_coords(state: State) -> tuple[Array, Array, Array]:
+    """``(xs, ys, inside)``, each [V, V] indexed ``[i, j]``: the world cell of each view cell
+    (i32, possibly off the grid) and whether it is on the grid.
+
+    Arithmetic on the direction's unit vector, which fuses into the gather that reads the
+    cells (a table of offsets per direction would be a gather of its own).
+    """
+    width, height = state.grid.shape[0], state.grid.shape[1]
+    d = state.agent_dir
+    dx = jnp.where(d == 0, 1, jnp.where(d == 2, -1, 0))  # `C.DIR_TO_VEC`
+    dy = jnp.where(d == 1, 1, jnp.where(d == 3, -1, 0))
+    # The agent's right-hand side is (-dy, dx).
+    xs = state.agent_pos[0] + _FORWARD * dx - _LATERAL * dy
+    ys = state.agent_pos[1] + _FORWARD * dy + _LATERAL * dx
+    inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+    return xs, ys, inside
 
 
 def view_cells(state: State) -> Array:
     """u8[7, 7, 3]: the grid as seen from the agent, before occlusion (off-grid = wall)."""
     grid = state.grid
     width, height = grid.shape[0], grid.shape[1]
-    pos = state.agent_pos + jnp.asarray(_OFFSETS)[state.agent_dir]  # [7, 7, 2]
-    xs, ys = pos[..., 0], pos[..., 1]
-    inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+    xs, ys, inside = _view_coords(state)
     gathered = grid[jnp.clip(xs, 0, width - 1), jnp.clip(ys, 0, height - 1)]
     return jnp.where(inside[..., None], gathered, jnp.asarray(C.WALL_CELL, grid.dtype))
 
@@ -91,6 +95,26 @@ def _row_table(view: int) -> np.ndarray:
     return table
 
 
+def _visible_rows(rows: Array) -> Array:
+    """i32[V]: `visibility_mask` on bit-packed rows (``rows[j]`` bit i: cell ``(i, j)`` lets
+    light through), its result packed the same way: one table lookup per row."""
+    view = rows.shape[0]
+    full = (1 << view) - 1
+    table = jnp.asarray(_row_table(view))
+    seeds = jnp.int32(1 << (view // 2))
+    out = []
+    for j in reversed(range(view)):
+        entry = table[(seeds << view) | rows[j]]
+        out.append(entry & full)
+        seeds = entry >> view
+    return jnp.stack(out[::-1])  # indexed by j
+
+
+def _bit_weights(view: int) -> Array:
+    """i32[V]: ``1 << i``."""
+    return jnp.left_shift(1, jnp.arange(view, dtype=jnp.int32))
+
+
 def visibility_mask(transparent: Array) -> Array:
     """bool[V, V]: MiniGrid's ``Grid.process_vis`` from the agent at ``(V // 2, V - 1)``.
 
@@ -104,31 +128,60 @@ def visibility_mask(transparent: Array) -> Array:
     Args:
         transparent: bool[V, V] indexed ``[i, j]``, whether each view cell lets light through.
     """
-    view = transparent.shape[0]
-    full = (1 << view) - 1
-    weights = jnp.left_shift(1, jnp.arange(view, dtype=jnp.int32))
-    rows_t = jnp.sum(transparent.astype(jnp.int32) * weights[:, None], axis=0)  # i32[V]
-    table = jnp.asarray(_row_table(view))
-    seeds = jnp.int32(1 << (view // 2))
-    rows = []
-    for j in reversed(range(view)):
-        entry = table[(seeds << view) | rows_t[j]]
-        rows.append(entry & full)
-        seeds = entry >> view
-    packed = jnp.stack(rows[::-1])  # i32[V] indexed by j
-    return (packed[None, :] & weights[:, None]) != 0
+    weights = _bit_weights(transparent.shape[0])
+    rows = jnp.sum(transparent.astype(jnp.int32) * weights[:, None], axis=0)  # i32[V]
+    return (_visible_rows(rows)[None, :] & weights[:, None]) != 0
 
 
-_AGENT_CELL = np.zeros((VIEW, VIEW, 1), dtype=bool)
+_AGENT_CELL = np.zeros((VIEW, VIEW), dtype=bool)
 _AGENT_CELL[VIEW // 2, VIEW - 1] = True
+
+# The observations work on one u32 per cell: its three bytes as MiniGrid shows them
+# (`cells.visible` applied), and in bit 24 whether it lets light through.
+_SHOWN = int.from_bytes(bytes(cells.VISIBLE_MASK), "little")
+_CLEAR = 1 << 24
+_WALL = int.from_bytes(bytes(C.WALL_CELL), "little") & _SHOWN  # off the grid; opaque
+
+
+def _packed(cell: Array) -> Array:
+    """u32[...]: a u8[..., 3] encoding's bytes in one word, as `cells.visible` shows them."""
+    c = cell.astype(jnp.uint32)
+    return (c[..., 0] | (c[..., 1] << 8) | (c[..., 2] << 16)) & jnp.uint32(_SHOWN)
+
+
+def _unpacked(word: Array) -> Array:
+    """u8[..., 3]: `_packed`'s word back to bytes (bit 24 dropped)."""
+    return jnp.stack([((word >> s) & 0xFF).astype(jnp.uint8) for s in (0, 8, 16)], axis=-1)
+
+
+def _view_words(state: State, grid_words: Array) -> Array:
+    """u32[7, 7]: ``grid_words`` (u32[W, H], one word per grid cell) read at the view's
+    cells, `_WALL` off the grid.
+
+    The whole grid is packed first (a few hundred cells at most), so the occlusion reads one
+    word per view cell instead of three bytes.
+    """
+    width, height = grid_words.shape
+    xs, ys, inside = _view_coords(state)
+    gathered = grid_words[jnp.clip(xs, 0, width - 1), jnp.clip(ys, 0, height - 1)]
+    return jnp.where(inside, gathered, jnp.uint32(_WALL))
 
 
 def symbolic_first_person(state: State) -> Array:
-    """u8[7, 7, 3]: MiniGrid's egocentric image, occlusion included."""
-    view = view_cells(state)
-    visible = visibility_mask(cells.see_behind(view))
-    image = jnp.where(visible[..., None], view, jnp.uint8(0))
-    return cells.visible(jnp.where(_AGENT_CELL, state.carrying, image))
+    """u8[7, 7, 3]: MiniGrid's egocentric image, occlusion included.
+
+    `view_cells`, `visibility_mask` and `cells.visible`, computed on one u32 per cell.
+    """
+    clear = cells.see_behind(state.grid).astype(jnp.uint32) * jnp.uint32(_CLEAR)
+    # Materialised: fused into their users, the words and the row lookups would be
+    # recomputed for every byte of the image.
+    words = lax.optimization_barrier(_view_words(state, _packed(state.grid) | clear))
+    weights = _bit_weights(VIEW)
+    light = jnp.where((words & _CLEAR) != 0, weights[:, None], 0)
+    rows = lax.optimization_barrier(_visible_rows(jnp.sum(light, axis=0)))  # i32[7], by j
+    visible = (rows[None, :] & weights[:, None]) != 0
+    image = jnp.where(visible, words, jnp.uint32(0))
+    return _unpacked(jnp.where(_AGENT_CELL, _packed(state.carrying), image))
 
 
 def symbolic_first_person_see_through(state: State) -> Array:
@@ -137,4 +190,5 @@ def symbolic_first_person_see_through(state: State) -> Array:
     MiniGrid's Empty, DistShift, Dynamic-Obstacles, Fetch, GoToDoor, GoToObject and PutNear
     set ``see_through_walls=True``; their ids default to this view.
     """
-    return cells.visible(jnp.where(_AGENT_CELL, state.carrying, view_cells(state)))
+    # Bytes, not `_packed` words: with nothing to occlude, packing costs more than it saves.
+    return cells.visible(jnp.where(_AGENT_CELL[..., None], state.carrying, view_cells(state)))

@@ -99,8 +99,10 @@ def first_accepted(
 ) -> tuple[State, Any]:
     """MiniGrid's "draw again until accepted", bounded: the first accepted of ``attempts``.
 
-    Every attempt is drawn (a fixed cost inside `jit`), from ``threefry.split(key,
-    attempts)``'s keys in order; when none is accepted the last one is kept.
+    Attempts are drawn from ``threefry.split(key, attempts)``'s keys in order, and the loop
+    stops at the first accepted one (under `vmap`, once every environment has one: most
+    rejection rates end a batch's loop after two or three attempts, not ``attempts``); when
+    none is accepted the last one is kept.
 
     Args:
         attempt: ``key -> (state, accepted bool[], payload)``, pure.
@@ -115,18 +117,19 @@ def first_accepted(
         state, _, payload = attempt(keys[0])
         return state, payload
 
-    def redraw(i: Array, carry: tuple[State, Any, Array]) -> tuple[State, Any, Array]:
-        kept, kept_payload, found = carry
-        state, accepted, payload = attempt(keys[i])
-        kept, kept_payload = jax.tree.map(
-            lambda a, b: jnp.where(found, a, b), (kept, kept_payload), (state, payload)
-        )
-        return kept, kept_payload, found | accepted
+    def more(carry: tuple[Array, State, Any, Array]) -> Array:
+        tried, _, _, found = carry
+        return (tried < attempts) & ~found
+
+    def redraw(carry: tuple[Array, State, Any, Array]) -> tuple[Array, State, Any, Array]:
+        tried = carry[0]
+        state, accepted, payload = attempt(keys[tried])
+        return tried + 1, state, payload, accepted
 
     # Only the loop's body traces an attempt: one copy of it to compile.
     shapes = jax.eval_shape(attempt, keys[0])
     blank = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0], shapes[2]))
-    state, payload, _ = lax.fori_loop(0, attempts, redraw, (*blank, jnp.zeros((), bool)))
+    _, state, payload, _ = lax.while_loop(more, redraw, (jnp.int32(0), *blank, jnp.zeros((), bool)))
     return state, payload
 
 

@@ -19,8 +19,8 @@ GoToRedBall, GoToRedBallNoDists, GoToRedBlueBall, GoToObj (S4, S6-v1) and GoToLo
   object, "a" when there are several (any of them counts).
 
 Here the layout is one program for every level (`draw_goto`; the levels differ in the
-constants of their `GoToSpec` only): `ATTEMPTS` whole layouts are drawn, in a loop of fixed
-length, and the first one whose objects are all reachable is kept -- exactly MiniGrid's
+constants of their `GoToSpec` only): up to `ATTEMPTS` whole layouts are drawn, in a loop
+that stops at the first one whose objects are all reachable, which is kept -- exactly MiniGrid's
 accepted distribution (one draw where a single object cannot be cut off). When all are
 rejected the last is kept as it is, an object unreachable: with the measured rejection
 rates per draw (eight objects in an 8-room, GoToRedBall* and
@@ -43,6 +43,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -75,36 +76,81 @@ NOT_RED_BLUE_BALL = tuple(
 )
 
 
+def _fill_runs(seeds: Array, free: Array, width: int) -> Array:
+    """u32[...]: the runs of set bits of ``free`` (one row, bit x = column x) that hold a bit
+    of ``seeds`` (``seeds`` within ``free``): a whole row's walk at once.
+
+    Upward, an addition: the carry of ``free + seeds`` runs from a run's lowest seed to its
+    top. Downward, doubling shifts through ``free`` (log2(width) steps).
+    """
+    filled = (((free + seeds) ^ free) | seeds) & free
+    through, shift = free, 1
+    while shift < width:
+        filled = filled | (through & (filled >> shift))
+        through = through & (through >> shift)
+        shift *= 2
+    return filled
+
+
 def reachable(blocked: Array, start: Array) -> Array:
     """bool[W, H]: cells reached from ``start`` through unblocked cells, plus the blocked
     cells next to them (MiniGrid's ``check_objs_reachable`` walk: objects are reached but
-    not walked through)."""
+    not walked through).
+
+    The walk runs on rows packed as bits (row y, bit x; W <= 31): each row is filled whole
+    (`_fill_runs`), and a sweep down then up the rows carries the walk from row to row, so
+    a trip of the loop crosses the room; the loop ends when a trip adds nothing (two or
+    three trips in a room of scattered objects, where a cell-by-cell walk takes one per
+    step of the longest path). The grid's border is blocked in every caller (the outer
+    walls), so the walk is the same as one that stops after (W-2)(H-2) steps.
+
+    Args:
+        blocked: bool[W, H], the cells the walk does not enter.
+        start: i32[2], where the walk starts (its neighbours are entered even when it is
+            blocked).
+
+    Raises:
+        ValueError: the grid is wider than 31 cells.
+    """
     width, height = blocked.shape
+    if width > 31:
+        raise ValueError(f"rows of {width} cells do not fit the walk's 32-bit words")
     xs = jnp.arange(width)[:, None]
     ys = jnp.arange(height)[None, :]
-    seed = (xs == start[0]) & (ys == start[1])
+    bits = jnp.left_shift(jnp.uint32(1), jnp.arange(width, dtype=jnp.uint32))[:, None]
 
-    def spread(mask: Array) -> Array:
-        return (
-            mask
-            | jnp.roll(mask, 1, 0).at[0].set(False)
-            | jnp.roll(mask, -1, 0).at[-1].set(False)
-            | jnp.roll(mask, 1, 1).at[:, 0].set(False)
-            | jnp.roll(mask, -1, 1).at[:, -1].set(False)
-        )
+    def pack(mask: Array) -> list[Array]:
+        rows = jnp.sum(jnp.where(mask, bits, jnp.uint32(0)), axis=0, dtype=jnp.uint32)
+        return [rows[y] for y in range(height)]
 
-    # Until nothing changes; a path visits each free cell once, so (W-2)(H-2) passes bound it.
-    def more(carry: tuple[Array, Array, Array]) -> Array:
-        _, changed, passes = carry
-        return changed & (passes < (width - 2) * (height - 2))
+    full = jnp.uint32((1 << width) - 1)
 
-    def grow(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
-        mask, _, passes = carry
-        bigger = spread(mask) & ~blocked
-        return bigger, jnp.any(bigger != mask), passes + 1
+    def spread(rows: list[Array]) -> list[Array]:
+        zero = jnp.uint32(0)
+        return [
+            (r | (r << 1) | (r >> 1) | (rows[y - 1] if y else zero))
+            | (rows[y + 1] if y + 1 < height else zero)
+            for y, r in enumerate(rows)
+        ]
 
-    walk, _, _ = lax.while_loop(more, grow, (seed, jnp.bool_(True), jnp.int32(0)))
-    return spread(walk)
+    free = pack(~blocked)
+    seed = pack((xs == start[0]) & (ys == start[1]))
+    first = [r & full & f for r, f in zip(spread(seed), free, strict=True)]
+
+    def sweep(carry: tuple[list[Array], Array]) -> tuple[list[Array], Array]:
+        rows, _ = carry
+        walk = list(rows)
+        for y in range(height):  # down: each row takes what the row above reached
+            entering = walk[y] | ((walk[y - 1] & free[y]) if y else jnp.uint32(0))
+            walk[y] = _fill_runs(entering, free[y], width)
+        for y in reversed(range(height - 1)):  # then up
+            walk[y] = _fill_runs(walk[y] | (walk[y + 1] & free[y]), free[y], width)
+        grown = [a != b for a, b in zip(walk, rows, strict=True)]
+        return walk, functools.reduce(jnp.logical_or, grown)
+
+    walk, _ = lax.while_loop(lambda carry: carry[1], sweep, (first, jnp.bool_(True)))
+    reached = jnp.stack([r & full for r in spread(walk)])  # u32[H]
+    return ((reached[None, :] >> xs.astype(jnp.uint32)) & 1) == 1
 
 
 class GoToSpec(NamedTuple):
@@ -172,7 +218,7 @@ def draw_goto(
     base = RoomGrid(room_size=room_size, num_rows=1, num_cols=1).walls()
     xs = np.arange(room_size)[:, None]
     ys = np.arange(room_size)[None, :]
-    upper = np.triu(np.ones((cells, cells), np.int32))  # [i, j]: i <= j
+    upper = np.triu(np.ones((cells, cells), np.float32))  # [i, j]: i <= j
     count = jnp.asarray(spec.num_objects, jnp.int32)
 
     def near_agent(digits: list[Array]) -> Array:
@@ -209,8 +255,9 @@ def draw_goto(
             colour, kind_rank, rank = digits[2 + 3 * i : 5 + 3 * i]
             placed = i < count
             # The rank-th free cell: the number of cells with at most ``rank`` free cells up
-            # to them (a prefix count as a product with a triangle, cheaper to compile).
-            through = jnp.dot((~taken).astype(jnp.int32), upper)
+            # to them (a prefix count as a product with a triangle, cheaper to compile; in f32,
+            # exact for counts this small, where XLA:CPU multiplies fast, unlike i32).
+            through = jnp.dot((~taken).astype(jnp.float32), upper)
             cell = jnp.sum(through <= rank, dtype=jnp.int32)
             taken = taken | ((flat == cell) & placed)
             fixed_kind, fixed_colour = spec.kinds[i], spec.colours[i]

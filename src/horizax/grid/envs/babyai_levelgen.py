@@ -29,7 +29,7 @@ MiniGrid 3.2.0's ``LevelGen`` levels (``minigrid/envs/babyai/core/levelgen.py``,
 
 MiniGrid draws again whatever fails: a room too full for an object (``place_obj`` gives up),
 a description no object matches in 101 tries (``rand_obj``), the validation. Here each reset
-draws ``attempts`` whole levels (a fixed cost inside `jit`) and keeps the first accepted (the
+draws up to ``attempts`` whole levels (`level.first_accepted`) and keeps the first accepted (the
 last if none is: rates and budgets in docs/gridworld.md). A room with no pose left for the
 agent, where MiniGrid would loop forever, rejects the level.
 

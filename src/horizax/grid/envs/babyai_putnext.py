@@ -15,8 +15,8 @@ MiniGrid 3.2.0's ``PutNextLocal`` (``minigrid/envs/babyai/putnext.py``): ``PutNe
   layout is drawn again when they are already next to each other (``validate_instrs``:
   ``objs_next``, Manhattan distance 1).
 
-Here `ATTEMPTS` whole layouts are drawn per reset in a loop of fixed length and the first
-accepted one is kept (MiniGrid's accepted distribution), else the last. Measured rejection
+Here up to `ATTEMPTS` whole layouts are drawn per reset, in a loop that stops at the first
+accepted one, which is kept (MiniGrid's accepted distribution), else the last. Measured rejection
 rates per draw over 20,000 resets and the chance that all are rejected are in
 `docs/gridworld.md`.
 
