@@ -102,7 +102,9 @@ def first_accepted(
     Attempts are drawn from ``threefry.split(key, attempts)``'s keys in order, and the loop
     stops at the first accepted one (under `vmap`, once every environment has one: most
     rejection rates end a batch's loop after two or three attempts, not ``attempts``); when
-    none is accepted the last one is kept.
+    none is accepted the last one is kept. A `lax.while_loop` rather than the fixed loop
+    that layouts otherwise use: its bound is the same, so under `vmap` it never does more
+    work than drawing every attempt, and the kept layout is the same either way.
 
     Args:
         attempt: ``key -> (state, accepted bool[], payload)``, pure.
