@@ -109,7 +109,7 @@ SAMPLE += ["MiniGrid-WFC-ObstaclesBlackdots-v0"]
 @pytest.mark.parametrize("env_id", SAMPLE)
 def test_minigrid_layouts_are_minigrids(env_id):
     env = hg.make(env_id, layouts="minigrid")
-    mg = minigrid_ids.minigrid_env(env_id, {})
+    mg = minigrid_ids.minigrid_env(env_id, {}, from_minigrid.data_files(env_id))
     for seed in (0, 2, 12345):
         obs, _ = env.reset(seed=seed)
         same_as_minigrid(env, mg, obs, mg.reset(seed=seed)[0], f"{env_id} seed {seed}")
@@ -128,7 +128,7 @@ def test_minigrid_layouts_every_minigrid_id():
     wfc = ["MiniGrid-WFC-ObstaclesBlackdots-v0", "MiniGrid-WFC-DungeonMazeScaled-v0"]
     for env_id in [i for i in MINIGRID_IDS if i not in WFC_IDS or i in wfc]:
         env = hg.make(env_id, layouts="minigrid")
-        mg = minigrid_ids.minigrid_env(env_id, {})
+        mg = minigrid_ids.minigrid_env(env_id, {}, from_minigrid.data_files(env_id))
         obs, _ = env.reset(seed=3)
         same_as_minigrid(env, mg, obs, mg.reset(seed=3)[0], env_id)
 

@@ -39,7 +39,7 @@ def minigrid_env(env_id: str, **kwargs: Any) -> Any:
     if env_id.startswith("MiniGrid-WFC-"):
         from horizax.adapters import minigrid_ids
 
-        return minigrid_ids.minigrid_env(env_id, kwargs)
+        return minigrid_ids.minigrid_env(env_id, kwargs, from_minigrid.data_files(env_id))
     import minigrid as _  # noqa: F401  (registers the ids)
 
     return gymnasium.make(env_id, **kwargs).unwrapped

@@ -18,6 +18,8 @@ Only this module (and only when a MiniGrid env is built) imports ``minigrid``.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 __all__ = ["ReferenceLayouts", "class_name", "minigrid_env", "remember"]
@@ -140,15 +142,23 @@ def remember(spec: Any) -> None:
         _REPLACED.setdefault(spec.id, spec)
 
 
-def minigrid_env(env_id: str, overrides: dict[str, Any]) -> Any:
+def minigrid_env(
+    env_id: str, overrides: dict[str, Any], data_files: Mapping[str, Path] | None = None
+) -> Any:
     """MiniGrid's own unwrapped env for ``env_id``, with the ``overrides`` its class takes.
 
     Overrides its constructor does not name (horizax's ``observation_fn``, ...) are left out:
-    they do not change layouts. The WFC ids' presets read the pattern images horizax ships
-    (`_wfc_config`).
+    they do not change layouts.
+
+    Args:
+        env_id: a MiniGrid id.
+        overrides: `horizax.make` overrides.
+        data_files: files MiniGrid's env reads that its wheel lacks, by file name (the WFC
+            ids' pattern images: `horizax.grid.from_minigrid.MiniGridLayouts.data_files`).
+            MiniGrid's WFC preset is pointed at the one of its image's name.
 
     Raises:
-        ImportError: without ``minigrid``.
+        ImportError: without ``minigrid`` (or, for a WFC id, its ``wfc`` extra).
         ValueError: MiniGrid has no such id.
     """
     import_minigrid("layouts='minigrid'")
@@ -163,17 +173,16 @@ def minigrid_env(env_id: str, overrides: dict[str, Any]) -> Any:
     accepted = _parameters(creator)
     kwargs = {**spec.kwargs, **{k: v for k, v in overrides.items() if k in accepted}}
     if isinstance(kwargs.get("wfc_config"), str):
-        kwargs["wfc_config"] = _wfc_config(kwargs["wfc_config"])
+        kwargs["wfc_config"] = _wfc_config(kwargs["wfc_config"], data_files or {})
     return creator(**kwargs).unwrapped
 
 
-def _wfc_config(name: str) -> Any:
-    """MiniGrid's WFC preset ``name``, reading the pattern image that horizax ships.
+def _wfc_config(name: str, data_files: Mapping[str, Path]) -> Any:
+    """MiniGrid's WFC preset ``name``, its pattern image read from ``data_files`` if there.
 
-    MiniGrid 3.2.0's wheel leaves its pattern images out, so its own ``MiniGrid-WFC-*``
-    envs raise FileNotFoundError on construction; horizax ships byte-identical copies
-    (`horizax.grid.wfc.presets`). This is the one place an adapter reads a family's data:
-    the copies are what lets MiniGrid's env exist at all.
+    MiniGrid 3.2.0's wheel leaves its pattern images out, so its own ``MiniGrid-WFC-*`` envs
+    raise FileNotFoundError on construction; horizax ships byte-identical copies, which the
+    gridworld hands over as data files (no adapter imports a family).
     """
     import dataclasses
 
@@ -184,11 +193,9 @@ def _wfc_config(name: str) -> Any:
             f"MiniGrid's WFC envs need minigrid[wfc]: {_EXTRA}. Original error: {err}"
         ) from err
 
-    from horizax.grid.wfc import presets
-
     config = WFC_PRESETS[name]
-    path = presets.pattern_file(config.pattern_path.name)
-    return dataclasses.replace(config, pattern_path=path)
+    path = data_files.get(config.pattern_path.name)
+    return config if path is None else dataclasses.replace(config, pattern_path=path)
 
 
 def _parameters(creator: Any) -> set[str]:
@@ -231,6 +238,7 @@ class ReferenceLayouts:
     def state(self, seed: int | None, key: Any) -> Any:
         """A protocol state holding MiniGrid's layout: for ``seed``, or MiniGrid's next one."""
         if self._mg is None:
-            self._mg = minigrid_env(self.copier.reference_id, self._overrides)
+            data = getattr(self.copier, "data_files", None)
+            self._mg = minigrid_env(self.copier.reference_id, self._overrides, data)
         self._mg.reset(seed=seed)
         return self.copier.state(self._mg, key)

@@ -20,6 +20,7 @@ Nothing here imports ``minigrid``: the functions read a MiniGrid env's attribute
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -32,6 +33,7 @@ from horizax.grid.state import State
 __all__ = [
     "MiniGridLayouts",
     "carried_encoding",
+    "data_files",
     "grid_encoding",
     "mission_from_minigrid",
     "object_encoding",
@@ -215,6 +217,8 @@ class MiniGridLayouts:
 
     Attributes:
         reference_id: the MiniGrid id whose layouts are copied (the environment's id).
+        data_files: files MiniGrid's env for it reads that MiniGrid's wheel lacks, by file
+            name: the WFC ids' pattern images, which horizax ships; empty for the others.
 
     Raises:
         ValueError: for a BabyAI level or an environment without an id (see the module
@@ -232,6 +236,7 @@ class MiniGridLayouts:
             raise ValueError("layouts='minigrid' needs an environment made from an id")
         self.env = env
         self.reference_id = env.env_id
+        self.data_files = data_files(env.env_id)
         shapes = jax.eval_shape(env.layout_fn, jax.ShapeDtypeStruct((2,), np.uint32)).extra
         self._extra_template = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), shapes)
 
@@ -250,3 +255,13 @@ class MiniGridLayouts:
             )
         state = state_from_minigrid(mg, key, extra=_extra(mg, self._extra_template))
         return state.replace(max_steps=np.asarray(self.env.max_steps, np.int32))
+
+
+def data_files(env_id: str) -> dict[str, Path]:
+    """Files MiniGrid's env for ``env_id`` reads that MiniGrid 3.2.0's wheel lacks, by file
+    name: the pattern images horizax ships, for a WFC id; empty for the others."""
+    if not env_id.startswith("MiniGrid-WFC-"):
+        return {}
+    from horizax.grid.wfc import presets
+
+    return {path.name: path for path in sorted(presets.PATTERN_DIR.glob("*.png"))}

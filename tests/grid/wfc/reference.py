@@ -33,8 +33,9 @@ def minigrid_wfc_env(env_id: str) -> Any:
     Needs ``minigrid``, ``networkx`` and ``imageio`` (MiniGrid's ``wfc`` extra).
     """
     from horizax.adapters import minigrid_ids
+    from horizax.grid import from_minigrid
 
-    mg = minigrid_ids.minigrid_env(env_id, {})
+    mg = minigrid_ids.minigrid_env(env_id, {}, from_minigrid.data_files(env_id))
     assert mg.config.pattern_path == presets.pattern_file(presets.PRESETS[PRESET_OF[env_id]].image)
     return mg
 
