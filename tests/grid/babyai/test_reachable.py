@@ -1,4 +1,4 @@
-"""`babyai_goto.reachable` (the row-bit walk) against a plain breadth-first search."""
+"""`babyai_goto.reachable` against a plain breadth-first search, on random walls and starts."""
 
 from collections import deque
 

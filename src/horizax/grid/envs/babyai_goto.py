@@ -43,7 +43,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -76,81 +75,36 @@ NOT_RED_BLUE_BALL = tuple(
 )
 
 
-def _fill_runs(seeds: Array, free: Array, width: int) -> Array:
-    """u32[...]: the runs of set bits of ``free`` (one row, bit x = column x) that hold a bit
-    of ``seeds`` (``seeds`` within ``free``): a whole row's walk at once.
-
-    Upward, an addition: the carry of ``free + seeds`` runs from a run's lowest seed to its
-    top. Downward, doubling shifts through ``free`` (log2(width) steps).
-    """
-    filled = (((free + seeds) ^ free) | seeds) & free
-    through, shift = free, 1
-    while shift < width:
-        filled = filled | (through & (filled >> shift))
-        through = through & (through >> shift)
-        shift *= 2
-    return filled
-
-
 def reachable(blocked: Array, start: Array) -> Array:
     """bool[W, H]: cells reached from ``start`` through unblocked cells, plus the blocked
     cells next to them (MiniGrid's ``check_objs_reachable`` walk: objects are reached but
-    not walked through).
-
-    The walk runs on rows packed as bits (row y, bit x; W <= 31): each row is filled whole
-    (`_fill_runs`), and a sweep down then up the rows carries the walk from row to row, so
-    a trip of the loop crosses the room; the loop ends when a trip adds nothing (two or
-    three trips in a room of scattered objects, where a cell-by-cell walk takes one per
-    step of the longest path). The grid's border is blocked in every caller (the outer
-    walls), so the walk is the same as one that stops after (W-2)(H-2) steps.
-
-    Args:
-        blocked: bool[W, H], the cells the walk does not enter.
-        start: i32[2], where the walk starts (its neighbours are entered even when it is
-            blocked).
-
-    Raises:
-        ValueError: the grid is wider than 31 cells.
-    """
+    not walked through)."""
     width, height = blocked.shape
-    if width > 31:
-        raise ValueError(f"rows of {width} cells do not fit the walk's 32-bit words")
     xs = jnp.arange(width)[:, None]
     ys = jnp.arange(height)[None, :]
-    bits = jnp.left_shift(jnp.uint32(1), jnp.arange(width, dtype=jnp.uint32))[:, None]
+    seed = (xs == start[0]) & (ys == start[1])
 
-    def pack(mask: Array) -> list[Array]:
-        rows = jnp.sum(jnp.where(mask, bits, jnp.uint32(0)), axis=0, dtype=jnp.uint32)
-        return [rows[y] for y in range(height)]
+    def spread(mask: Array) -> Array:
+        return (
+            mask
+            | jnp.roll(mask, 1, 0).at[0].set(False)
+            | jnp.roll(mask, -1, 0).at[-1].set(False)
+            | jnp.roll(mask, 1, 1).at[:, 0].set(False)
+            | jnp.roll(mask, -1, 1).at[:, -1].set(False)
+        )
 
-    full = jnp.uint32((1 << width) - 1)
+    # Until nothing changes; a path visits each free cell once, so (W-2)(H-2) passes bound it.
+    def more(carry: tuple[Array, Array, Array]) -> Array:
+        _, changed, passes = carry
+        return changed & (passes < (width - 2) * (height - 2))
 
-    def spread(rows: list[Array]) -> list[Array]:
-        zero = jnp.uint32(0)
-        return [
-            (r | (r << 1) | (r >> 1) | (rows[y - 1] if y else zero))
-            | (rows[y + 1] if y + 1 < height else zero)
-            for y, r in enumerate(rows)
-        ]
+    def grow(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        mask, _, passes = carry
+        bigger = spread(mask) & ~blocked
+        return bigger, jnp.any(bigger != mask), passes + 1
 
-    free = pack(~blocked)
-    seed = pack((xs == start[0]) & (ys == start[1]))
-    first = [r & full & f for r, f in zip(spread(seed), free, strict=True)]
-
-    def sweep(carry: tuple[list[Array], Array]) -> tuple[list[Array], Array]:
-        rows, _ = carry
-        walk = list(rows)
-        for y in range(height):  # down: each row takes what the row above reached
-            entering = walk[y] | ((walk[y - 1] & free[y]) if y else jnp.uint32(0))
-            walk[y] = _fill_runs(entering, free[y], width)
-        for y in reversed(range(height - 1)):  # then up
-            walk[y] = _fill_runs(walk[y] | (walk[y + 1] & free[y]), free[y], width)
-        grown = [a != b for a, b in zip(walk, rows, strict=True)]
-        return walk, functools.reduce(jnp.logical_or, grown)
-
-    walk, _ = lax.while_loop(lambda carry: carry[1], sweep, (first, jnp.bool_(True)))
-    reached = jnp.stack([r & full for r in spread(walk)])  # u32[H]
-    return ((reached[None, :] >> xs.astype(jnp.uint32)) & 1) == 1
+    walk, _, _ = lax.while_loop(more, grow, (seed, jnp.bool_(True), jnp.int32(0)))
+    return spread(walk)
 
 
 class GoToSpec(NamedTuple):
