@@ -22,20 +22,18 @@ from horizax.core.step_type import StepType
 from horizax.grid import constants as C
 from horizax.grid.wfc import presets
 from tests.grid import distribution as dist
+from tests.grid import minigrid_bridge as bridge
 
 PRESET_OF = {f"MiniGrid-WFC-{name}-v0": name for name in presets.PRESETS}
 
 
 def minigrid_wfc_env(env_id: str) -> Any:
     """MiniGrid's unwrapped ``WFCEnv`` for ``env_id``, reading horizax's pattern files
-    (`horizax.adapters.minigrid_ids.minigrid_env`).
+    (`tests.grid.minigrid_bridge.minigrid_env`, through the adapter's `minigrid_env`).
 
     Needs ``minigrid``, ``networkx`` and ``imageio`` (MiniGrid's ``wfc`` extra).
     """
-    from horizax.adapters import minigrid_ids
-    from horizax.grid import from_minigrid
-
-    mg = minigrid_ids.minigrid_env(env_id, {}, from_minigrid.data_files(env_id))
+    mg = bridge.minigrid_env(env_id)  # the adapter's path: horizax's images
     assert mg.config.pattern_path == presets.pattern_file(presets.PRESETS[PRESET_OF[env_id]].image)
     return mg
 
