@@ -1,4 +1,4 @@
-"""`babyai_goto.reachable` against a plain breadth-first search, on random walls and starts."""
+"""`babyai_goto.reachable` (rows packed as bits) against a plain breadth-first search."""
 
 from collections import deque
 
@@ -53,3 +53,9 @@ def test_reachable_equals_breadth_first_search(shape):
     for k in range(n):
         expected = breadth_first(blocked[k], (int(starts[k, 0]), int(starts[k, 1])))
         np.testing.assert_array_equal(ours[k], expected, err_msg=f"mask {k}")
+
+
+def test_reachable_names_a_grid_too_wide_for_its_words():
+    blocked = np.zeros((32, 8), bool)
+    with pytest.raises(ValueError, match="32 cells"):
+        reachable(blocked, np.array([1, 1], np.int32))
