@@ -35,6 +35,34 @@ def nth_true(mask: np.ndarray | Array, rank: Array) -> Array:
     return jnp.sum(jnp.cumsum(flat) <= rank, dtype=jnp.int32)
 
 
+def listed(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each mask's True positions as a list: ``(i32[R, K], bool[R, K])``.
+
+    For ``masks`` bool[R, ...] (one mask per room, say), row r holds the flat positions of
+    mask r's Trues in increasing order, padded to the longest list ``K`` with position 0,
+    and whether each entry is one of them. `nth_listed` over a row finds the same position
+    as `nth_true` over the whole mask, at the cost of ``K`` entries instead of every cell.
+    """
+    flat = np.asarray(masks, bool).reshape(len(masks), -1)
+    size = max(int(flat.sum(axis=1).max()), 1)
+    positions = np.zeros((len(flat), size), np.int32)
+    valid = np.zeros((len(flat), size), bool)
+    for r, row in enumerate(flat):
+        found = np.flatnonzero(row)
+        positions[r, : len(found)] = found
+        valid[r, : len(found)] = True
+    return positions, valid
+
+
+def nth_listed(positions: Array, ok: Array, rank: Array, none: int) -> Array:
+    """i32[]: ``positions[p]`` for the ``rank``-th (from 0) True ``ok[p]``, or ``none`` when
+    ``ok`` has no more than ``rank`` Trues (where `nth_true` over the whole mask gives its
+    size, which callers pass as ``none``)."""
+    size = ok.shape[0]
+    at = jnp.sum(jnp.cumsum(ok.astype(jnp.int32)) <= rank, dtype=jnp.int32)
+    return jnp.where(at < size, positions[jnp.minimum(at, size - 1)], none)
+
+
 def interior(room_grid: RoomGrid, i: int, j: int) -> np.ndarray:
     """bool[W, H]: the interior cells of room ``(i, j)`` (column ``i``, row ``j``)."""
     step = room_grid.room_size - 1

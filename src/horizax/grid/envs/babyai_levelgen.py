@@ -136,7 +136,17 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
     priority = threefry.random_bits(priority_key, (edges,))
     walls_of = jnp.asarray(tables["wall_edges"])
     pairs = jnp.asarray(tables["pairs"])
-    object_cells = jnp.asarray(tables["object_cells"])
+    # Per room, the cells an object may take (and, below, the agent's poses) as short
+    # lists: a rank is found among a room's cells, not by a prefix count over the grid.
+    cell_lists, cell_valid = (jnp.asarray(t) for t in P.listed(tables["object_cells"]))
+    pose_lists = jnp.asarray(
+        P.listed(np.repeat(tables["interiors"].reshape(num_rooms, -1), 4, axis=1))[0]
+    )
+    none = shape[0] * shape[1]
+
+    def open_cells(room: Array, taken: Array) -> tuple[Array, Array]:
+        cells = cell_lists[room]
+        return cells, cell_valid[room] & ~taken.reshape(-1)[cells]
 
     def program(draw):
         if cfg.locked_room_quarters:
@@ -150,9 +160,9 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
         crowded = jnp.bool_(False)  # a room with no cell left: MiniGrid's place_obj gives up
 
         def place(room: Array, taken: Array) -> tuple[Array, Array]:
-            here = object_cells[room]
-            free = P.free_count(here, taken)
-            cell = P.nth_cell(here, taken, draw(jnp.maximum(free, 1), side * side))
+            cells, ok = open_cells(room, taken)
+            free = jnp.sum(ok, dtype=jnp.int32)
+            cell = P.nth_listed(cells, ok, draw(jnp.maximum(free, 1), side * side), none)
             return cell, free == 0
 
         key_room = nth_free(draw(num_rooms - 1, num_rooms - 1), [locked])
@@ -193,9 +203,9 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
         def distractor(i: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, ...]:
             grid, taken, crowded = carry
             colour, kind, room, uniform = digits[i, 0], digits[i, 1], digits[i, 2], digits[i, 3]
-            here = object_cells[room]
-            free = P.free_count(here, taken)
-            at = P.nth_cell(here, taken, uniform % jnp.maximum(free, 1))
+            cells, ok = open_cells(room, taken)
+            free = jnp.sum(ok, dtype=jnp.int32)
+            at = P.nth_listed(cells, ok, uniform % jnp.maximum(free, 1), none)
             grid = P.put(grid, at, (KINDS[0] + kind, colour, 0))
             return grid, taken | P.taken_by([at], shape), crowded | (free == 0)
 
@@ -204,11 +214,14 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
             grid, taken, crowded = lax.fori_loop(0, cfg.num_dists, distractor, carry)
         rank = draw(jnp.where(has_locked, num_rooms - 1, num_rooms), num_rooms)
         agent_room = jnp.where(has_locked, nth_free(rank, [locked]), rank)
-        poses = P.agent_poses(grid, jnp.asarray(tables["interiors"])[agent_room])
-        count = jnp.sum(poses, dtype=jnp.int32)
+        poses = pose_lists[agent_room]  # 4 c + d for each interior cell c, direction d
+        admissible = P.agent_poses(grid, np.ones(shape, bool))[poses]
+        count = jnp.sum(admissible, dtype=jnp.int32)
         crowded = crowded | (count == 0)
         rank = draw(jnp.maximum(count, 1), side * side * 4)
-        agent, direction = P.nth_pose(poses, rank, rooms.height)
+        pose = P.nth_listed(poses, admissible, rank, 4 * none)
+        agent = jnp.stack([pose // 4 // rooms.height, pose // 4 % rooms.height])
+        direction = pose % 4
         state = make_state(grid, agent, direction)
         accepted = ~crowded
         if not cfg.unblocking:
