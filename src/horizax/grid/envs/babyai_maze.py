@@ -86,10 +86,11 @@ def _attempt(
     side = room_grid.room_size - 2
     step = room_grid.room_size - 1
     shape = (room_grid.width, room_grid.height)
-    rooms = np.stack([P.interior(room_grid, i, j) for j in range(rows) for i in range(cols)])
+    size = shape[0] * shape[1]
+    # A room's interior cells from its corner, in the order of the flattened grid.
+    along_x, along_y = (a.reshape(-1) for a in np.indices((side, side)))
     edges = len(connect.walls(cols, rows))
     layout_key, priority_key = threefry.split(key, 2)
-    xs, ys = np.indices(shape)
     priority = threefry.random_bits(priority_key, (edges,))
     everywhere = jnp.ones(edges, bool)
     doors = connect.added_doors(priority, ~everywhere, everywhere, cols, rows)
@@ -102,14 +103,21 @@ def _attempt(
         )
         offsets = [draw(side, side) for _ in range(edges)]
         colours = [draw(C.NUM_COLORS, C.NUM_COLORS) for _ in range(edges)]
-        near = jnp.abs(xs - agent[0]) + jnp.abs(ys - agent[1]) < 2
-        taken = jnp.zeros(shape, bool)
+        taken = jnp.zeros(size, bool)
         objects = []
         for _ in range(num_dists):
             colour, kind = draw(C.NUM_COLORS, C.NUM_COLORS), draw(len(KINDS), len(KINDS))
-            allowed = jnp.asarray(rooms)[draw(cols * rows, cols * rows)] & ~near
-            at = P.nth_cell(allowed, taken, draw(P.free_count(allowed, taken), side * side))
-            taken = taken | P.taken_by([at], shape)
+            # The room's cells as a list in the grid's order (x-major): its corner plus
+            # constant offsets, none the agent's cell or next to it, none taken. The rank is
+            # found among these, not by a count over the whole grid.
+            where = draw(cols * rows, cols * rows)
+            x = where % cols * step + 1 + along_x
+            y = where // cols * step + 1 + along_y
+            cells = x * shape[1] + y
+            far = jnp.abs(x - agent[0]) + jnp.abs(y - agent[1]) >= 2
+            ok = far & ~taken[cells]
+            at = P.nth_listed(cells, ok, draw(jnp.sum(ok, dtype=jnp.int32), side * side), size)
+            taken = taken | (jnp.arange(size) == at)
             objects.append((at, KINDS[0] + kind, colour))
         if action == V.Instr.OPEN:  # a door, uniform (MiniGrid lists each one twice)
             rank = draw(jnp.sum(doors, dtype=jnp.int32), edges)
