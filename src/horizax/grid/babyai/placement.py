@@ -54,13 +54,32 @@ def listed(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return positions, valid
 
 
-def nth_listed(positions: Array, ok: Array, rank: Array, none: int) -> Array:
+def pose_masks(interiors: np.ndarray) -> np.ndarray:
+    """bool[R, W * H * 4]: per room (bool[R, W, H]), its agent poses ``4 cell + direction``,
+    as `agent_poses` and `nth_pose` number them; `listed` makes them lists."""
+    return np.repeat(np.asarray(interiors, bool).reshape(len(interiors), -1), 4, axis=1)
+
+
+def nth_listed(positions: Array | np.ndarray, ok: Array, rank: Array, none: int) -> Array:
     """i32[]: ``positions[p]`` for the ``rank``-th (from 0) True ``ok[p]``, or ``none`` when
     ``ok`` has no more than ``rank`` Trues (where `nth_true` over the whole mask gives its
     size, which callers pass as ``none``)."""
     size = ok.shape[0]
     at = jnp.sum(jnp.cumsum(ok.astype(jnp.int32)) <= rank, dtype=jnp.int32)
-    return jnp.where(at < size, positions[jnp.minimum(at, size - 1)], none)
+    return jnp.where(at < size, jnp.asarray(positions)[jnp.minimum(at, size - 1)], none)
+
+
+def open_listed(
+    lists: tuple[np.ndarray, np.ndarray], row: Array | int, taken: Array
+) -> tuple[Array, Array]:
+    """``(i32[K], bool[K])``: row ``row`` of `listed`'s ``lists`` and which of its positions
+    are listed and not ``taken`` (bool[W, H]): what `nth_listed` ranks among. A Python-int
+    ``row`` reads the tables as constants."""
+    positions, valid = lists
+    if not isinstance(row, int):
+        positions, valid = jnp.asarray(positions), jnp.asarray(valid)
+    cells = positions[row]
+    return cells, valid[row] & ~taken.reshape(-1)[cells]
 
 
 def interior(room_grid: RoomGrid, i: int, j: int) -> np.ndarray:

@@ -138,15 +138,9 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
     pairs = jnp.asarray(tables["pairs"])
     # Per room, the cells an object may take (and, below, the agent's poses) as short
     # lists: a rank is found among a room's cells, not by a prefix count over the grid.
-    cell_lists, cell_valid = (jnp.asarray(t) for t in P.listed(tables["object_cells"]))
-    pose_lists = jnp.asarray(
-        P.listed(np.repeat(tables["interiors"].reshape(num_rooms, -1), 4, axis=1))[0]
-    )
+    cell_lists = P.listed(tables["object_cells"])
+    pose_lists = jnp.asarray(P.listed(P.pose_masks(tables["interiors"]))[0])
     none = shape[0] * shape[1]
-
-    def open_cells(room: Array, taken: Array) -> tuple[Array, Array]:
-        cells = cell_lists[room]
-        return cells, cell_valid[room] & ~taken.reshape(-1)[cells]
 
     def program(draw):
         if cfg.locked_room_quarters:
@@ -160,7 +154,7 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
         crowded = jnp.bool_(False)  # a room with no cell left: MiniGrid's place_obj gives up
 
         def place(room: Array, taken: Array) -> tuple[Array, Array]:
-            cells, ok = open_cells(room, taken)
+            cells, ok = P.open_listed(cell_lists, room, taken)
             free = jnp.sum(ok, dtype=jnp.int32)
             cell = P.nth_listed(cells, ok, draw(jnp.maximum(free, 1), side * side), none)
             return cell, free == 0
@@ -203,7 +197,7 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
         def distractor(i: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, ...]:
             grid, taken, crowded = carry
             colour, kind, room, uniform = digits[i, 0], digits[i, 1], digits[i, 2], digits[i, 3]
-            cells, ok = open_cells(room, taken)
+            cells, ok = P.open_listed(cell_lists, room, taken)
             free = jnp.sum(ok, dtype=jnp.int32)
             at = P.nth_listed(cells, ok, uniform % jnp.maximum(free, 1), none)
             grid = P.put(grid, at, (KINDS[0] + kind, colour, 0))

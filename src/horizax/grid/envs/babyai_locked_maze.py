@@ -81,12 +81,17 @@ def _wall_edges() -> np.ndarray:
 WALL_EDGES = _wall_edges()
 INTERIORS = np.stack([P.interior(ROOMS, i, j) for j in range(ROWS) for i in range(COLS)])
 OBJECT_CELLS = np.stack([P.object_cells(ROOMS, i, j) for j in range(ROWS) for i in range(COLS)])
+# The same as lists per room: a rank is found among a room's cells, not over the grid.
+OBJECT_LISTS = P.listed(OBJECT_CELLS)
+INTERIOR_LISTS = P.listed(INTERIORS)
+POSE_LISTS = P.listed(P.pose_masks(INTERIORS))[0]
 
 
 def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, Array]:
     """One whole layout of Unlock (``per_room`` 3) or GoToImpUnlock (2, ``go_to``):
     ``(state, accepted, instr i32[8])``."""
     shape = (ROOMS.width, ROOMS.height)
+    size = shape[0] * shape[1]
     edges = len(connect.walls(COLS, ROWS))
     layout_key, priority_key = threefry.split(key, 2)
     priority = threefry.random_bits(priority_key, (edges,))
@@ -101,9 +106,10 @@ def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, A
         door_colour = draw(C.NUM_COLORS, C.NUM_COLORS)
         taken = jnp.zeros(shape, bool)
 
-        def place(room: Array, taken: Array) -> Array:
-            here = jnp.asarray(OBJECT_CELLS)[room]
-            return P.nth_cell(here, taken, draw(P.free_count(here, taken), SIDE * SIDE))
+        def place(room: Array | int, taken: Array, lists=OBJECT_LISTS) -> Array:
+            cells, ok = P.open_listed(lists, room, taken)
+            rank = draw(jnp.sum(ok, dtype=jnp.int32), SIDE * SIDE)
+            return P.nth_listed(cells, ok, rank, size)
 
         # MiniGrid means "another room" but compares numpy ints with ``is``: any room.
         key_cell = place(draw(NUM_ROOMS, NUM_ROOMS), taken)
@@ -127,20 +133,23 @@ def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, A
         for room in range(NUM_ROOMS):
             for _ in range(per_room):
                 colour, kind = draw(C.NUM_COLORS, C.NUM_COLORS), draw(len(KINDS), len(KINDS))
-                at = place(jnp.int32(room), taken)
+                at = place(room, taken)
                 taken = taken | P.taken_by([at], shape)
                 grid = P.put(grid, at, (KINDS[0] + kind, colour, 0))
         agent_room = nth_free(draw(NUM_ROOMS - 1, NUM_ROOMS - 1), [locked])
-        poses = P.agent_poses(grid, jnp.asarray(INTERIORS)[agent_room])
-        rank = draw(jnp.sum(poses, dtype=jnp.int32), SIDE * SIDE * 4)
-        agent, direction = P.nth_pose(poses, rank, ROOMS.height)
+        poses = jnp.asarray(POSE_LISTS)[agent_room]  # 4 cell + direction, in order
+        admissible = P.agent_poses(grid, np.ones(shape, bool))[poses]
+        rank = draw(jnp.sum(admissible, dtype=jnp.int32), SIDE * SIDE * 4)
+        pose = P.nth_listed(poses, admissible, rank, 4 * size)
+        agent = jnp.stack([pose // 4 // ROOMS.height, pose // 4 % ROOMS.height])
+        direction = pose % 4
         kind = grid[..., 0]
         walked = reachable((kind != C.EMPTY) & (kind != C.DOOR), agent)
         accepted = jnp.all(walked | (kind == C.EMPTY) | (kind == C.WALL))
         if go_to:  # one more object, in the locked room, to go to
             colour, kind_rank = draw(C.NUM_COLORS, C.NUM_COLORS), draw(len(KINDS), len(KINDS))
-            here = jnp.asarray(INTERIORS)[locked]  # the agent is elsewhere: no cell is near it
-            at = P.nth_cell(here, taken, draw(P.free_count(here, taken), SIDE * SIDE))
+            # The whole interior: the agent is elsewhere, so no cell is near it.
+            at = place(locked, taken, INTERIOR_LISTS)
             grid = P.put(grid, at, (KINDS[0] + kind_rank, colour, 0))
             instr = level.action(V.Instr.GOTO, False, (KINDS[0] + kind_rank, colour, D.Loc.NONE))
         else:
