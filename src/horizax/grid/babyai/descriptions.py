@@ -24,7 +24,7 @@ import enum
 
 import jax.numpy as jnp
 import numpy as np
-from jax import Array
+from jax import Array, lax
 from jax.typing import ArrayLike
 
 from horizax.grid import constants as C
@@ -65,19 +65,41 @@ def describe(kind: int = ANY, colour: int = ANY, loc: int = Loc.NONE) -> np.ndar
     return np.array([kind, colour, loc], dtype=np.int32)
 
 
-def start_room_mask(width: int, height: int, start_pos: ArrayLike, room_size: int) -> Array:
-    """bool[W, H]: the cells of the room holding ``start_pos``, its walls included.
+def start_room_corner(start_pos: ArrayLike, room_size: int) -> Array:
+    """i32[2]: the top-left cell (walls included) of the room holding ``start_pos``.
 
-    MiniGrid's ``RoomGrid.room_from_pos`` divides by ``room_size - 1`` and
-    ``Room.pos_inside`` accepts ``top <= p < top + room_size`` on each axis.
+    MiniGrid's ``RoomGrid.room_from_pos`` divides by ``room_size - 1``.
     """
     if room_size < 3:
         raise ValueError(f"room_size={room_size}: a room needs at least 3 cells a side")
     step = room_size - 1
-    top = (jnp.asarray(start_pos, jnp.int32) // step) * step
+    # Positions are never negative: a truncating division is the floor, without the sign
+    # fix-ups of ``//`` (XLA:CPU recomputes this scalar in every cell's loop iteration).
+    return lax.div(jnp.asarray(start_pos, jnp.int32), jnp.int32(step)) * step
+
+
+def start_room_mask(width: int, height: int, start_pos: ArrayLike, room_size: int) -> Array:
+    """bool[W, H]: the cells of the room holding ``start_pos``, its walls included.
+
+    ``Room.pos_inside`` accepts ``top <= p < top + room_size`` on each axis.
+    """
+    top = start_room_corner(start_pos, room_size)
     xs = jnp.arange(width)[:, None]
     ys = jnp.arange(height)[None, :]
     return (xs >= top[0]) & (xs < top[0] + room_size) & (ys >= top[1]) & (ys < top[1] + room_size)
+
+
+def side_masks(width: int, height: int, start_pos: ArrayLike, start_dir: ArrayLike) -> Array:
+    """bool[4, W, H]: the cells on the agent's left, right, in front of it and behind it
+    (`Loc` codes 1-4 in order), by the signs of MiniGrid's dot products with its direction
+    and its right; not limited to a room."""
+    start_pos = jnp.asarray(start_pos, jnp.int32)
+    d1 = jnp.asarray(C.DIR_TO_VEC)[jnp.asarray(start_dir, jnp.int32)]
+    vx = jnp.arange(width, dtype=jnp.int32)[:, None] - start_pos[0]
+    vy = jnp.arange(height, dtype=jnp.int32)[None, :] - start_pos[1]
+    ahead = vx * d1[0] + vy * d1[1]  # v . d1
+    rightward = vx * -d1[1] + vy * d1[0]  # v . d2, d2 = (-d1.y, d1.x)
+    return jnp.stack([rightward < 0, rightward > 0, ahead > 0, ahead < 0])
 
 
 def location_masks(
@@ -93,14 +115,8 @@ def location_masks(
         start_dir: i32[], its direction then.
         room_size: the side of the level's rooms, walls included (static).
     """
-    start_pos = jnp.asarray(start_pos, jnp.int32)
-    d1 = jnp.asarray(C.DIR_TO_VEC)[jnp.asarray(start_dir, jnp.int32)]
-    vx = jnp.arange(width, dtype=jnp.int32)[:, None] - start_pos[0]
-    vy = jnp.arange(height, dtype=jnp.int32)[None, :] - start_pos[1]
-    ahead = vx * d1[0] + vy * d1[1]  # v . d1
-    rightward = vx * -d1[1] + vy * d1[0]  # v . d2, d2 = (-d1.y, d1.x)
     in_room = start_room_mask(width, height, start_pos, room_size)
-    sides = jnp.stack([rightward < 0, rightward > 0, ahead > 0, ahead < 0]) & in_room
+    sides = side_masks(width, height, start_pos, start_dir) & in_room
     return jnp.concatenate([jnp.ones((1, width, height), bool), sides])
 
 

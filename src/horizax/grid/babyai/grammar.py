@@ -118,19 +118,31 @@ def matched_descriptions(
         outside: bool[W, H], the cells an object must lie in; None: anywhere.
     """
     grid = state.grid
-    width, height = grid.shape[0], grid.shape[1]
     kind, colour = grid[..., 0].astype(jnp.int32), grid[..., 1].astype(jnp.int32)
-    kinds = jnp.stack([kind == k for k in DESC_KINDS])  # [4, W, H]
     if outside is not None:
-        kinds = kinds & jnp.asarray(outside)[None]
-    sides = D.location_masks(width, height, state.agent_pos, state.agent_dir, room_size=room_size)
+        kind = jnp.where(jnp.asarray(outside), kind, C.EMPTY)
     # Per (kind, loc), the colours present as a bit set: an OR over the cells (a few
     # thousand elementwise operations, where a count by einsum is a slow batched dot).
     bits = jnp.left_shift(jnp.int32(1), jnp.clip(colour, 0, C.NUM_COLORS - 1))
-    present = kinds[:, None] & sides[None, :]  # [4, 5, W, H]
-    colours = lax.reduce(
-        jnp.where(present, bits, 0), jnp.int32(0), lax.bitwise_or, (2, 3)
-    )  # [4, 5]
+
+    def colour_sets(kind: Array, bits: Array, where: Array | None) -> Array:  # i32[4, ...]
+        present = jnp.stack([kind == k for k in DESC_KINDS])
+        if where is not None:
+            present = present[:, None] & where[None]
+        cells = tuple(range(present.ndim - 2, present.ndim))
+        return lax.reduce(jnp.where(present, bits, 0), jnp.int32(0), lax.bitwise_or, cells)
+
+    anywhere = colour_sets(kind, bits, None)  # [4]: Loc.NONE, every cell
+    # The four sides lie in the start room: read its window only (the grid padded with
+    # cells no description matches, so the window never leaves it), not the whole grid.
+    top = D.start_room_corner(state.agent_pos, room_size)
+    padded = [jnp.pad(a, ((0, room_size), (0, room_size))) for a in (kind, bits)]
+    near_kind, near_bits = (
+        lax.dynamic_slice(a, (top[0], top[1]), (room_size, room_size)) for a in padded
+    )
+    sides = D.side_masks(room_size, room_size, state.agent_pos - top, state.agent_dir)
+    by_side = colour_sets(near_kind, near_bits, sides)  # [4, 4]
+    colours = jnp.concatenate([anywhere[:, None], by_side], axis=1)  # [4, 5]
     each = (colours[:, None, :] >> jnp.arange(C.NUM_COLORS)[None, :, None]) & 1
     table = jnp.concatenate([(colours != 0)[:, None, :], each != 0], axis=1)  # [4, 7, 5]
     return table.reshape(-1)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import jax.numpy as jnp
 import numpy as np
-from jax import Array
+from jax import Array, lax
 
 from horizax.grid import constants as C
 from horizax.grid.babyai import connect
@@ -167,6 +167,22 @@ def put(grid: Array, cell: Array, obj: Array | Sequence[Array | int]) -> Array:
     at = (jnp.arange(width * height) == cell).reshape(width, height)
     obj = jnp.stack([jnp.asarray(v, jnp.int32) for v in obj]).astype(jnp.uint8)
     return jnp.where(at[..., None], obj, grid)
+
+
+def write_cell(grid: Array, cell: Array, value: Array | Sequence[Array | int]) -> Array:
+    """``grid`` (u8[W, H, 3] or bool[W, H]) with ``value`` at flat ``cell``, nothing written
+    when ``cell`` is past the grid: `put` (or a `taken_by` mark) as a one-cell
+    `lax.dynamic_update_slice`, which a loop updates in place where a select rewrites every
+    cell."""
+    width, height = grid.shape[:2]
+    x, y = lax.div(cell, jnp.int32(height)), lax.rem(cell, jnp.int32(height))
+    start = (x, y) + (jnp.int32(0),) * (grid.ndim - 2)
+    if grid.ndim == 3:
+        value = jnp.stack([jnp.asarray(v, jnp.int32) for v in value]).astype(grid.dtype)
+    shape = (1, 1, *grid.shape[2:])
+    old = lax.dynamic_slice(grid, start, shape)
+    new = jnp.where(cell < width * height, jnp.reshape(jnp.asarray(value, grid.dtype), shape), old)
+    return lax.dynamic_update_slice(grid, new, start)
 
 
 def door_slot(room_grid: RoomGrid, i: int, j: int, wall: int | Array, offset: Array) -> Array:

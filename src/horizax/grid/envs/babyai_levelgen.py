@@ -200,8 +200,8 @@ def _attempt(key: Array, cfg: LevelGenConfig) -> tuple[State, Array, Array]:
             cells, ok = P.open_listed(cell_lists, room, taken)
             free = jnp.sum(ok, dtype=jnp.int32)
             at = P.nth_listed(cells, ok, uniform % jnp.maximum(free, 1), none)
-            grid = P.put(grid, at, (KINDS[0] + kind, colour, 0))
-            return grid, taken | P.taken_by([at], shape), crowded | (free == 0)
+            grid = P.write_cell(grid, at, (KINDS[0] + kind, colour, 0))
+            return grid, P.write_cell(taken, at, True), crowded | (free == 0)
 
         if cfg.num_dists:
             carry = (grid, taken, crowded)
