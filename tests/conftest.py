@@ -97,6 +97,8 @@ BATCHED_RESET_TESTS = (
     "test_reset_layouts_are_unchanged_key_for_key",  # tests/grid/test_layout_golden.py
     "test_random_episodes_match_minigrids",  # tests/grid/babyai/test_random_policy.py
     "test_reset_distribution_matches_minigrid",  # tests/grid/babyai/, one per level file
+    "test_layout_distribution_matches_minigrid",  # tests/grid/envs/, one per family file
+    "test_every_layout_is_well_formed",  # tests/grid/envs/, the same layouts
 )
 
 
