@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 
 import jax
+import pytest
 from hypothesis import HealthCheck, settings
 
 from tests import xla_codegen
@@ -85,3 +86,43 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("fast")
+
+
+# The tests that draw one id's resets in batches share that id's one compiled reset
+# (`tests.grid.batched_reset`; 2-7 s of compile for a BabyAI level) within a process. Under
+# pytest-xdist, a worker is sent runs of consecutive tests, so they are moved next to each
+# other: the first of them in collection order stays where it is, the others follow it.
+# Order only; every test runs as before.
+BATCHED_RESET_TESTS = (
+    "test_reset_layouts_are_unchanged_key_for_key",  # tests/grid/test_layout_golden.py
+    "test_random_episodes_match_minigrids",  # tests/grid/babyai/test_random_policy.py
+    "test_reset_distribution_matches_minigrid",  # tests/grid/babyai/, one per level file
+    "test_layout_distribution_matches_minigrid",  # tests/grid/envs/, one per family file
+    "test_every_layout_is_well_formed",  # tests/grid/envs/, the same layouts
+)
+
+
+def _batched_reset_id(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    if getattr(item, "originalname", None) not in BATCHED_RESET_TESTS or callspec is None:
+        return None
+    return callspec.params.get("env_id")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        env_id = _batched_reset_id(item)
+        if env_id is not None:
+            groups.setdefault(env_id, []).append(item)
+    moved = {id(i) for group in groups.values() for i in group[1:]}
+    ordered = []
+    for item in items:
+        if id(item) in moved:
+            continue
+        ordered.append(item)
+        env_id = _batched_reset_id(item)
+        if env_id is not None:
+            ordered.extend(groups[env_id][1:])
+    assert len(ordered) == len(items)
+    items[:] = ordered

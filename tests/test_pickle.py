@@ -87,22 +87,22 @@ def test_unpickled_environment_resets_and_steps_identically(env_id):
 
 
 def _traced(fn, *args):
-    """``fn``'s jaxpr as text and its constants: what a compiled call of it computes."""
-    closed = jax.make_jaxpr(fn)(*args)
-    return str(closed.jaxpr), [np.asarray(c) for c in closed.consts]
+    """``fn``'s jaxpr as text, its constants (what a compiled call of it computes) and the
+    shapes of its output."""
+    closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
+    return str(closed.jaxpr), [np.asarray(c) for c in closed.consts], shapes
 
 
-def _assert_same_program(fn_a, fn_b, args, what: str) -> None:
-    (text_a, consts_a), (text_b, consts_b) = _traced(fn_a, *args), _traced(fn_b, *args)
+def _assert_same_program(fn_a, fn_b, args, what: str):
+    """Asserts equal programs; returns zeros shaped like their output (from the trace
+    itself: no reset run eagerly, and no third trace of a BabyAI level's reset, which
+    alone takes seconds)."""
+    (text_a, consts_a, shapes), (text_b, consts_b, _) = _traced(fn_a, *args), _traced(fn_b, *args)
     assert text_a == text_b, f"{what}: the unpickled environment traces a different program"
     assert len(consts_a) == len(consts_b), f"{what}: different constants"
     for x, y in zip(consts_a, consts_b, strict=True):
         np.testing.assert_array_equal(x, y, err_msg=what)
-
-
-def _zeros_like_output(fn, *args):
-    # Zeros shaped like fn's output: traced arguments, with no reset run eagerly.
-    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(fn, *args))
+    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
 @pytest.mark.parametrize("env_id", families.REPRESENTATIVES)
@@ -115,8 +115,7 @@ def test_every_unpickled_family_traces_the_same_reset_and_step(env_id):
     key = jax.random.PRNGKey(0)
     env = horizax.make(env_id)
     back = _round_trip(env)
-    _assert_same_program(env.reset, back.reset, (key,), f"{env_id} native reset")
-    first = _zeros_like_output(env.reset, key)
+    first = _assert_same_program(env.reset, back.reset, (key,), f"{env_id} native reset")
     view = functional(_overridden(env_id))
     action = jnp.zeros(view.action_space.shape, view.action_space.dtype)
     if env_id.startswith("Orbital-"):  # the native API is the protocol view itself
@@ -125,8 +124,7 @@ def test_every_unpickled_family_traces_the_same_reset_and_step(env_id):
         native_args = (first[0] if env_id == "Maze-v0" else first, jnp.int32(1))
     _assert_same_program(env.step, back.step, native_args, f"{env_id} native step")
     view_back = _round_trip(view)
-    _assert_same_program(view.reset, view_back.reset, (key,), f"{env_id} view reset")
-    state, _ = _zeros_like_output(view.reset, key)
+    state, _ = _assert_same_program(view.reset, view_back.reset, (key,), f"{env_id} view reset")
     _assert_same_program(view.step, view_back.step, (key, state, action), f"{env_id} view step")
 
 

@@ -28,6 +28,7 @@ from jax.scipy.special import gammaincc
 
 from horizax.grid import constants as C
 from horizax.grid.environment import Environment
+from tests.grid import batched_reset
 from tests.grid import minigrid_bridge as bridge
 
 # ~300 feature comparisons run across the families, so at 1e-3 roughly one in three suite
@@ -42,7 +43,7 @@ MIN_BIN = 10  # categories with fewer pooled observations are merged into one bi
 # (tests/conftest.py): their run time, not their compile time, dominates. Measured: GoTo's
 # 1,000 resets 19.3 s at level 0, 4.6 s at level 2, compile included; PickupDist's
 # 2,000: 0.43 s and 0.54 s (benchmarks/RESULTS.md). Integer results do not depend on it.
-BATCH_OPTIONS = {"xla_backend_optimization_level": 2}
+BATCH_OPTIONS = batched_reset.BATCH_OPTIONS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,14 +69,14 @@ class Layouts:
 
 @functools.cache
 def horizax_layouts(env: Environment, n: int, seed: int = 0) -> Layouts:
-    """``n`` start states of ``env`` from ONE jitted, vmapped reset.
+    """``n`` start states of ``env`` from its one compiled, vmapped reset.
 
     Cached (environments are hashable), so a family's structural and distribution tests
-    share one compilation: on CPU, compiling the vmapped reset (observation included) costs
-    seconds, running it milliseconds.
+    share one run; the compiled reset (`tests.grid.batched_reset`, no observation) is shared
+    with every other test of the process that draws the environment's resets in batches.
     """
     keys = jax.random.split(jax.random.PRNGKey(seed), n)
-    state = jax.jit(jax.vmap(env.reset), compiler_options=BATCH_OPTIONS)(keys).state
+    state = batched_reset.reset(env, keys).state
     arrays = [np.array(x) for x in (state.grid, state.agent_pos, state.agent_dir, state.mission)]
     for array in arrays:
         array.setflags(write=False)  # shared through the cache

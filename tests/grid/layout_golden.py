@@ -14,17 +14,13 @@ import numpy as np
 
 import horizax
 from horizax.grid.babyai.verifiers import Progress
-from horizax.grid.environment import Environment
 from horizax.grid.envs.dynamic_obstacles import BallOrder
 from horizax.grid.state import State
+from tests.grid import batched_reset
 
 DATA_FILE = Path(__file__).with_name("layout_golden.json")
 SEED = 2026
 NUM_KEYS = 3000
-# The batched resets compile at XLA's default level, as `tests.grid.distribution`'s do (its
-# BATCH_OPTIONS, kept apart so that this module imports no MiniGrid): GoTo's 3,000 resets
-# take 80 s at the suite's level 0.
-BATCH_OPTIONS = {"xla_backend_optimization_level": 2}
 # Small envs with short episodes, so 300 steps cover many autoresets of varied layouts.
 ROLLOUT_IDS = (
     "MiniGrid-DoorKey-5x5-v0",
@@ -109,10 +105,6 @@ def digest(tree: Any) -> str:
     return sha.hexdigest()
 
 
-def _no_observation(state: State) -> jax.Array:
-    return jnp.zeros((), jnp.uint8)
-
-
 # BabyAI's grammar levels draw up to 25 whole levels per reset, its maze and locked-room
 # levels up to 41: their first 500 golden keys pin them (3,000 cost 8-26 s of test time each).
 FEW_KEYS = {
@@ -156,14 +148,12 @@ FEW_KEYS.update(
 
 def reset_states(env_id: str, num_keys: int | None = None) -> Any:
     """The state pytree of ``env_id``'s vmapped, jitted reset over the golden keys (a
-    gridworld's observation is not hashed, so it is not computed: a quicker compile);
-    ``num_keys`` None: `NUM_KEYS`, or the id's `FEW_KEYS`."""
+    gridworld's observation is not hashed, so it is not computed: a quicker compile), by
+    the id's one compiled batched reset (`tests.grid.batched_reset`, shared with the other
+    tests of the process); ``num_keys`` None: `NUM_KEYS`, or the id's `FEW_KEYS`."""
     num_keys = FEW_KEYS.get(env_id, NUM_KEYS) if num_keys is None else num_keys
-    env = horizax.make(env_id)
-    if isinstance(env, Environment):
-        env = env.replace(observation_fn=_no_observation)
     keys = jax.random.split(jax.random.PRNGKey(SEED), num_keys)
-    out = jax.jit(jax.vmap(env.reset), compiler_options=BATCH_OPTIONS)(keys)
+    out = batched_reset.reset(horizax.make(env_id), keys)
     # Grid envs return a Timestep holding the state; the Maze returns (state, timestep).
     return out[0] if isinstance(out, tuple) else out.state
 

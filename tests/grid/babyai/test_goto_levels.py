@@ -23,6 +23,7 @@ import horizax
 from horizax.grid import constants as C
 from horizax.grid import mission_tokens, missions
 from horizax.grid.envs import babyai_goto
+from tests.grid import batched_reset
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.babyai import lockstep
@@ -147,10 +148,9 @@ def shared_reset(room_size: int) -> tuple[Any, int]:
 def our_resets(env_id: str, n: int) -> dist.Layouts:
     """``n`` resets of ``env_id``'s layout, drawn by its room size's shared program."""
     room_size, spec = babyai_goto.LEVELS[env_id]
-    if env_id in babyai_goto.PAIRS:  # its own program: the pairs are static
-        state = jax.jit(
-            jax.vmap(horizax.make(env_id).layout_fn), compiler_options=dist.BATCH_OPTIONS
-        )(jax.random.split(jax.random.PRNGKey(1), n))
+    if env_id in babyai_goto.PAIRS:  # its own program, the id's batched reset: static pairs
+        keys = jax.random.split(jax.random.PRNGKey(1), n)
+        state = batched_reset.reset(horizax.make(env_id), keys).state
         arrays = (state.grid, state.agent_pos, state.agent_dir, state.mission)
         return dist.Layouts(*(np.asarray(a) for a in arrays))
     draw, slots = shared_reset(room_size)

@@ -17,6 +17,7 @@ import horizax
 from horizax.grid import constants as C
 from horizax.grid import mission_tokens
 from horizax.grid.envs import babyai_pickup
+from tests.grid import batched_reset
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.babyai import lockstep
@@ -91,9 +92,11 @@ def _features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 
 
 def our_resets(env_id: str, n: int) -> dist.Layouts:
-    state = jax.jit(jax.vmap(horizax.make(env_id).layout_fn), compiler_options=dist.BATCH_OPTIONS)(
-        jax.random.split(jax.random.PRNGKey(1), n)
-    )
+    """``n`` layouts of ``env_id``: its resets' states (a reset's layout is its layout
+    function's, bit for bit), drawn by the id's one compiled batched reset, which the golden
+    layouts' and random-policy tests of the process share."""
+    keys = jax.random.split(jax.random.PRNGKey(1), n)
+    state = batched_reset.reset(horizax.make(env_id), keys).state
     arrays = (state.grid, state.agent_pos, state.agent_dir, state.mission)
     return dist.Layouts(*(np.asarray(a) for a in arrays))
 

@@ -37,6 +37,7 @@ import pytest
 import horizax
 from horizax.core.step_type import StepType
 from horizax.grid.environment import Environment
+from tests.grid import batched_reset
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 
@@ -79,8 +80,8 @@ def our_episodes(env: Environment, n: int, seed: int = 0) -> tuple[np.ndarray, n
     keys = jax.random.split(jax.random.PRNGKey(seed), n)
     # The step never reads the layout, and no outcome reads an observation.
     shared = env.replace(layout_fn=_no_layout, env_id="", observation_fn=_no_observation)
-    reset = jax.vmap(env.replace(observation_fn=_no_observation).reset)
-    timestep = jax.jit(reset, compiler_options=dist.BATCH_OPTIONS)(keys)
+    # The id's one compiled batched reset, shared with the golden layouts' test.
+    timestep = batched_reset.reset(env, keys)
     rng = np.random.default_rng(seed)
     outcome, length = np.full(n, -1), np.zeros(n, np.int64)
     horizon = min(env.max_steps, HORIZON)
