@@ -169,7 +169,7 @@ def put(grid: Array, cell: Array, obj: Array | Sequence[Array | int]) -> Array:
     return jnp.where(at[..., None], obj, grid)
 
 
-def write_cell(grid: Array, cell: Array, value: Array | Sequence[Array | int]) -> Array:
+def write_cell(grid: Array, cell: Array, value: Array | bool | Sequence[Array | int]) -> Array:
     """``grid`` (u8[W, H, 3] or bool[W, H]) with ``value`` at flat ``cell``, nothing written
     when ``cell`` is past the grid: `put` (or a `taken_by` mark) as a one-cell
     `lax.dynamic_update_slice`, which a loop updates in place where a select rewrites every
@@ -177,11 +177,13 @@ def write_cell(grid: Array, cell: Array, value: Array | Sequence[Array | int]) -
     width, height = grid.shape[:2]
     x, y = lax.div(cell, jnp.int32(height)), lax.rem(cell, jnp.int32(height))
     start = (x, y) + (jnp.int32(0),) * (grid.ndim - 2)
-    if grid.ndim == 3:
-        value = jnp.stack([jnp.asarray(v, jnp.int32) for v in value]).astype(grid.dtype)
+    if isinstance(value, bool | Array):
+        written = jnp.asarray(value, grid.dtype)
+    else:
+        written = jnp.stack([jnp.asarray(v, jnp.int32) for v in value]).astype(grid.dtype)
     shape = (1, 1, *grid.shape[2:])
     old = lax.dynamic_slice(grid, start, shape)
-    new = jnp.where(cell < width * height, jnp.reshape(jnp.asarray(value, grid.dtype), shape), old)
+    new = jnp.where(cell < width * height, jnp.reshape(written, shape), old)
     return lax.dynamic_update_slice(grid, new, start)
 
 
