@@ -48,9 +48,9 @@ def without_observation(env: Any) -> Any:
 
 
 # Bounded, as a worker meets hundreds of ids (the golden test alone peaked at 2.1 GB of
-# memory keeping all of its 190); the tests sharing an id's program run one after another
-# (tests/conftest.py), so the recent ones suffice.
-@functools.lru_cache(maxsize=64)
+# memory keeping all of its 190, and a worker holding 64 crashed once in a later test); the
+# tests sharing an id's program run one after another (tests/conftest.py), so a few suffice.
+@functools.lru_cache(maxsize=8)
 def _program(env: Any, key_shape: tuple[int, ...], key_dtype: Any) -> Any:
     keys = jax.ShapeDtypeStruct((CHUNK, *key_shape), key_dtype)
     return jax.jit(jax.vmap(env.reset), compiler_options=BATCH_OPTIONS).lower(keys).compile()
