@@ -88,6 +88,20 @@ settings.register_profile(
 settings.load_profile("fast")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Drops JAX's compiled programs after each test module.
+
+    A worker of the whole suite compiles thousands of programs and JAX's caches keep them
+    all: a worker reached 7 GB and 59,000 memory mappings by the end of a full run, against
+    Linux's default limit of 65,530 (`vm.max_map_count`), past which compiling crashes the
+    process (one worker died so in PPO's last tests). Modules do not share programs, so
+    nothing is compiled twice for this.
+    """
+    yield
+    jax.clear_caches()
+
+
 # The tests that draw one id's resets in batches share that id's one compiled reset
 # (`tests.grid.batched_reset`; 2-7 s of compile for a BabyAI level) within a process. Under
 # pytest-xdist, a worker is sent runs of consecutive tests, so they are moved next to each
