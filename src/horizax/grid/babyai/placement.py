@@ -10,7 +10,11 @@ direction again while the faced cell holds anything but a wall (an object or a d
 The levels draw each of these as a rank among the admissible choices: the exact
 distribution of what MiniGrid accepts, at a fixed cost and without a loop. Cells are flat
 grid indices ``x * H + y`` of the whole ``W x H`` grid; the agent's poses are
-``cell * 4 + direction``. Used by `horizax.grid.envs.babyai_unlock`.
+``cell * 4 + direction``. Where the choices lie in one room, a rank is found among that
+room's cells kept as a short list in the grid's order (`listed`, `open_listed`,
+`nth_listed`): the same cell as a count over the grid, at a fraction of the work. Used by
+the BabyAI room-grid levels (`horizax.grid.envs.babyai_unlock`, `babyai_locked_maze`,
+`babyai_levelgen`, ...).
 """
 
 from __future__ import annotations
