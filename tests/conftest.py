@@ -122,6 +122,7 @@ def _release_compiled_programs():
 # Order only; every test runs as before.
 BATCHED_RESET_TESTS = (
     "test_reset_layouts_are_unchanged_key_for_key",  # tests/grid/test_layout_golden.py
+    "test_reset_layouts_hold_only_the_declared_objects",  # the same file
     "test_random_episodes_match_minigrids",  # tests/grid/babyai/test_random_policy.py
     "test_reset_distribution_matches_minigrid",  # tests/grid/babyai/, one per level file
     "test_layout_distribution_matches_minigrid",  # tests/grid/envs/, one per family file

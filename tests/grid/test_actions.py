@@ -1,5 +1,7 @@
 """MiniGrid's action rules, one by one, on hand-built states."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -7,7 +9,7 @@ import pytest
 
 from horizax.grid import cells
 from horizax.grid import constants as C
-from horizax.grid.actions import apply_action
+from horizax.grid.actions import apply_action, can_edit
 from horizax.grid.state import make_state, walled_grid
 
 
@@ -139,3 +141,36 @@ def test_box_cell_rejects_impossible_contents():
 def test_box_cell_takes_a_traced_content_colour():
     cell = jax.jit(lambda c: jnp.stack(cells.box_cell(C.GREY, (C.KEY, c))))(jnp.int32(C.BLUE))
     assert tuple(np.asarray(cell)) == cells.box_cell(C.GREY, (C.KEY, C.BLUE))
+
+
+@pytest.mark.parametrize(
+    ("objects", "actions", "edits"),
+    [
+        (None, range(7), True),
+        (None, (C.LEFT, C.RIGHT, C.FORWARD), False),  # Dynamic-Obstacles' three actions
+        ({C.WALL, C.GOAL, C.LAVA}, range(7), False),  # Empty, the crossings, DistShift
+        ({C.WALL, C.KEY, C.BALL}, (C.TOGGLE, C.DONE), False),  # toggle leaves keys as they are
+        ({C.WALL, C.KEY}, (C.PICKUP,), True),
+        ({C.BALL}, (C.DROP,), True),  # a layout may hand the agent a ball
+        ({C.DOOR}, (C.PICKUP, C.DROP), False),
+        ({C.DOOR}, (C.TOGGLE,), True),
+        ({C.BOX}, (C.TOGGLE,), True),
+    ],
+)
+def test_can_edit_is_false_only_where_no_action_changes_any_placed_object(objects, actions, edits):
+    kinds = None if objects is None else frozenset(objects)
+    assert can_edit(kinds, frozenset(actions)) is edits
+
+
+@pytest.mark.parametrize("front", [C.EMPTY_CELL, C.WALL_CELL, C.GOAL_CELL, C.LAVA_CELL])
+def test_without_edits_every_action_gives_the_same_state(front):
+    """Where nothing can be edited, skipping the writes changes no state (and does skip them:
+    a key in front would be picked up with them and stays without)."""
+    s = _state(front)
+    without = jax.jit(functools.partial(apply_action, edits=False))
+    for action in (*range(C.NUM_ACTIONS), -1):
+        a, b = step(s, jnp.int32(action)), without(s, jnp.int32(action))
+        for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+            np.testing.assert_array_equal(x, y)
+    kept = without(_state((C.KEY, C.RED, 0)), jnp.int32(C.PICKUP))
+    np.testing.assert_array_equal(kept.carrying, C.EMPTY_CELL)

@@ -243,3 +243,38 @@ def test_memory_trajectories_do_not_depend_on_how_autoreset_draws():
     np.testing.assert_array_equal(runs[0][1].grid, runs[1][1].grid)
     assert not horizax.make("MiniGrid-MemoryS13-v0").autoreset_rounds
     assert horizax.make("MiniGrid-MemoryS13Random-v0").autoreset_rounds
+
+
+def test_layout_objects_are_validated_and_dropped_with_a_new_layout():
+    env = horizax.make("MiniGrid-Empty-Random-6x6-v0")
+    assert env.layout_objects == frozenset({C.WALL, C.GOAL}) and not env.agent_edits_grid
+    assert env.replace(layout_objects={C.WALL, C.KEY}).layout_objects == {C.WALL, C.KEY}
+    assert env.replace(layout_objects=[C.WALL, C.KEY]).agent_edits_grid
+    for bad in ({C.WALL, 11}, {-1}, "WALL", {2.0}):
+        with pytest.raises(ValueError, match="layout_objects"):
+            env.replace(layout_objects=bad)
+    assert env.replace(layout_fn=env.layout_fn).layout_objects is None
+    assert env.replace(num_actions=3).agent_edits_grid is False
+    assert horizax.make("MiniGrid-DoorKey-5x5-v0").agent_edits_grid
+    assert not horizax.make("MiniGrid-Dynamic-Obstacles-5x5-v0").agent_edits_grid  # 3 actions
+
+
+@pytest.mark.parametrize("env_id", ["MiniGrid-Empty-Random-6x6-v0", "MiniGrid-LavaCrossingS9N1-v0"])
+def test_skipping_the_edits_plays_the_same_episodes(env_id):
+    """Empty and the crossings declare `layout_objects` with nothing pickup, drop or toggle
+    could change, so their steps skip those writes; every timestep equals that of the same
+    environment left to write them (``layout_objects=None``), autoresets included."""
+    fast = horizax.make(env_id, max_steps=30)
+    assert not fast.agent_edits_grid
+    runs = []
+    for env in (fast, fast.replace(layout_objects=None)):
+
+        def body(ts, action, env=env):
+            ts = env.step(ts, action)
+            return ts, ts
+
+        ts = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(5), 8))
+        actions = jax.random.randint(jax.random.PRNGKey(6), (200, 8), 0, 7)
+        runs.append(jax.jit(lambda ts, a, b=body: jax.lax.scan(jax.vmap(b), ts, a))(ts, actions))
+    jax.tree.map(np.testing.assert_array_equal, runs[0], runs[1])
+    assert int((runs[0][1].step_type != 0).sum()) > 8  # several episodes ended

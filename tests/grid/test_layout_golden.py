@@ -10,9 +10,11 @@ types unchanged): the success reward became MiniGrid's value exactly rounded to 
 
 import json
 
+import numpy as np
 import pytest
 
 import horizax
+from horizax.grid import constants as C
 from tests.grid import layout_golden
 
 pytestmark = pytest.mark.slow
@@ -44,6 +46,20 @@ def test_reset_layouts_are_unchanged_key_for_key(env_id):
     (one test per id, so the ids spread over the test workers)."""
     digest = layout_golden.digest(layout_golden.reset_states(env_id))
     assert digest == GOLDEN["reset"][env_id], f"reset states of {env_id} differ"
+
+
+def _declared(env_id: str) -> frozenset[int] | None:
+    return getattr(horizax.make(env_id), "layout_objects", None)
+
+
+@pytest.mark.parametrize("env_id", [i for i in sorted(GOLDEN["reset"]) if _declared(i)])
+def test_reset_layouts_hold_only_the_declared_objects(env_id):
+    """An id that declares ``layout_objects`` skips the writes of pickup, drop and toggle
+    (`horizax.grid.actions.can_edit`); its golden resets must place nothing else (empty
+    cells aside), on the grid or in the hands."""
+    states = layout_golden.reset_states(env_id)
+    placed = set(np.unique(states.grid[..., 0])) | set(np.unique(states.carrying[..., 0]))
+    assert placed <= _declared(env_id) | {C.EMPTY}, f"{env_id} places {sorted(placed)}"
 
 
 def test_autoreset_rollouts_are_unchanged():

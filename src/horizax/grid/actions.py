@@ -15,6 +15,11 @@ Rules (Farama MiniGrid 3.2.0 ``MiniGridEnv.step``):
 Every candidate outcome is computed and one is selected, so there is no `lax.cond` and the
 function costs the same under `vmap`. Actions outside ``[0, 7)`` change nothing but the step
 count (they match none of the rules), which is what MiniGrid does for ``done``.
+
+An environment whose agent can never change a cell (`can_edit`: none of its actions can
+change any object its layouts place) steps with ``edits=False``: the grid and the hands are
+passed through untouched. The states are the same; the compiled step no longer writes the
+grid, so XLA carries it through a `lax.scan` without copying it.
 """
 
 from __future__ import annotations
@@ -26,13 +31,38 @@ from horizax.grid import cells
 from horizax.grid import constants as C
 from horizax.grid.state import State, cell_at, front_pos
 
+# The kinds each editing action can change: pickup and drop move a key, ball or box between
+# the grid and the hands (only those kinds are ever carried); toggle opens a door or a box.
+_CARRIED = frozenset({C.KEY, C.BALL, C.BOX})
+EDITED_BY = {C.PICKUP: _CARRIED, C.DROP: _CARRIED, C.TOGGLE: frozenset({C.DOOR, C.BOX})}
 
-def apply_action(state: State, action: Array) -> State:
+
+def can_edit(objects: frozenset[int] | None, actions: frozenset[int]) -> bool:
+    """Whether an agent could ever change a cell or its hands.
+
+    Args:
+        objects: the object kinds (`constants` indices) the layouts may place on the grid or
+            in the agent's hands; None for unknown (any kind).
+        actions: the MiniGrid actions a step may apply (after any remapping and the
+            out-of-range fallback).
+
+    Returns:
+        True when some action in ``actions`` can change some kind in ``objects``.
+    """
+    editing = [EDITED_BY[a] for a in actions if a in EDITED_BY]
+    if objects is None:
+        return bool(editing)
+    return any(objects & kinds for kinds in editing)
+
+
+def apply_action(state: State, action: Array, *, edits: bool = True) -> State:
     """Applies one MiniGrid action; does not touch ``step_count`` or the key.
 
     Args:
         state: the current state.
         action: i32[], a MiniGrid action index.
+        edits: False where `can_edit` is False: pickup, drop and toggle are known to change
+            nothing, so the grid and ``carrying`` are returned as they are.
 
     Returns:
         The next state.
@@ -51,6 +81,8 @@ def apply_action(state: State, action: Array) -> State:
     )
     moves = (action == C.FORWARD) & cells.can_overlap(fwd_cell)
     new_pos = jnp.where(moves, fwd, state.agent_pos)
+    if not edits:
+        return state.replace(agent_pos=new_pos, agent_dir=new_dir)
 
     picks_up = (action == C.PICKUP) & cells.can_pickup(fwd_cell) & hands_empty
     drops = (action == C.DROP) & (obj == C.EMPTY) & ~hands_empty

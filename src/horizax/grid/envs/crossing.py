@@ -160,6 +160,7 @@ def _entry(kind: str, size: int, num_crossings: int) -> tuple[str, object]:
         termination_fn=terminations.compose(
             terminations.on_goal_reached, terminations.on_lava_fall
         ),
+        layout_objects=frozenset({C.WALL, C.GOAL, obstacle[0]}),
     )
 
 

@@ -89,6 +89,7 @@ ENVIRONMENTS = {
         layout_fn=distshift_layout(strip2_row=row),
         observation_fn=observations.symbolic_first_person_see_through,
         see_through_walls=True,
+        layout_objects=frozenset({C.WALL, C.LAVA, C.GOAL}),
     )
     for env_id, row in STRIP2_ROWS.items()
 }

@@ -63,6 +63,7 @@ def _entry(size: int, random_start: bool) -> tuple[str, object]:
         layout_fn=empty_layout(size, random_start),
         observation_fn=observations.symbolic_first_person_see_through,
         see_through_walls=True,
+        layout_objects=frozenset({C.WALL, C.GOAL}),
     )
 
 

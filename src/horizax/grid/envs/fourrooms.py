@@ -137,6 +137,7 @@ ENVIRONMENTS = {
         max_steps=100,
         layout_fn=fourrooms_layout(),
         observation_fn=observations.symbolic_first_person,
+        layout_objects=frozenset({C.WALL, C.GOAL}),
     )
 }
 ALIASES = navix_aliases(list(ENVIRONMENTS))

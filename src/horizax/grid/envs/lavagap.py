@@ -83,6 +83,7 @@ def _entry(size: int) -> tuple[str, object]:
         max_steps=4 * size**2,
         layout_fn=lavagap_layout(size),
         observation_fn=observations.symbolic_first_person,
+        layout_objects=frozenset({C.WALL, C.LAVA, C.GOAL}),
     )
 
 
