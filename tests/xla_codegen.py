@@ -7,10 +7,10 @@ depend on the emitter (every golden layout and rollout hash is bit-exact under b
 float transcendentals can: with the older emitters, the orbital games' vmapped and single
 programs differ in the last bits (measurements in ``benchmarks/RESULTS.md``, "Issue 14,
 2026-12-04 20:40 UTC"). So `install` picks the emitter per program: a program whose
-StableHLO holds a transcendental op (sine, exponential, square root, ``chlo`` float
-functions, ...) keeps XLA's default; every other one (the gridworlds, the Maze) gets the
-older emitters. Users' programs are untouched: this is test configuration, like the
-optimisation level set in ``tests/conftest.py``.
+StableHLO holds a transcendental op (`horizax.core.compile_options.has_transcendental`, the
+rule `horizax run` follows for its own programs) keeps XLA's default; every other one (the
+gridworlds, the Maze) gets the older emitters. Users' programs are untouched: this is test
+configuration, like the optimisation level set in ``tests/conftest.py``.
 
 It wraps ``jax._src.interpreters.pxla.create_compile_options``, the one function through
 which JAX builds every program's compile options; a JAX without it fails `install` loudly
@@ -19,25 +19,13 @@ rather than silently compiling everything at the default.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from jax._src.interpreters import pxla
 
-OPTION = "xla_cpu_use_fusion_emitters"
-
-# StableHLO and CHLO ops whose float results XLA's emitters may compute differently.
-_TRANSCENDENTAL = re.compile(
-    r"\b(?:stablehlo\.(?:sine|cosine|tan|tanh|exponential|exponential_minus_one|log|"
-    r"log_plus_one|logistic|sqrt|rsqrt|cbrt|power|atan2)|chlo\.(?:acosh?|asinh?|atanh?|"
-    r"bessel_i1e|cosh|sinh|tan|digamma|erfc?|erf_inv|lgamma|polygamma|zeta|next_after))\b"
-)
-
-
-def has_transcendental(module_text: str) -> bool:
-    """Whether a program's StableHLO text holds a transcendental float op."""
-    return _TRANSCENDENTAL.search(module_text) is not None
+from horizax.core.compile_options import EMITTER_OPTION as OPTION
+from horizax.core.compile_options import has_transcendental
 
 
 def _choosing(original: Callable[..., Any]) -> Callable[..., Any]:
