@@ -149,9 +149,10 @@ def test_box_cell_takes_a_traced_content_colour():
         (None, range(7), True),
         (None, (C.LEFT, C.RIGHT, C.FORWARD), False),  # Dynamic-Obstacles' three actions
         ({C.WALL, C.GOAL, C.LAVA}, range(7), False),  # Empty, the crossings, DistShift
-        ({C.WALL, C.KEY, C.BALL}, (C.TOGGLE, C.DONE), False),  # toggle leaves keys as they are
+        ({C.WALL, C.KEY, C.BALL}, (C.TOGGLE, C.DROP), False),  # Memory: hands stay empty
         ({C.WALL, C.KEY}, (C.PICKUP,), True),
-        ({C.BALL}, (C.DROP,), True),  # a layout may hand the agent a ball
+        ({C.BALL}, (C.PICKUP, C.DROP), True),
+        (None, (C.DROP,), True),  # undeclared layouts may hand the agent something
         ({C.DOOR}, (C.PICKUP, C.DROP), False),
         ({C.DOOR}, (C.TOGGLE,), True),
         ({C.BOX}, (C.TOGGLE,), True),

@@ -259,11 +259,15 @@ def test_layout_objects_are_validated_and_dropped_with_a_new_layout():
     assert not horizax.make("MiniGrid-Dynamic-Obstacles-5x5-v0").agent_edits_grid  # 3 actions
 
 
-@pytest.mark.parametrize("env_id", ["MiniGrid-Empty-Random-6x6-v0", "MiniGrid-LavaCrossingS9N1-v0"])
+@pytest.mark.parametrize(
+    "env_id",
+    ["MiniGrid-Empty-Random-6x6-v0", "MiniGrid-LavaCrossingS9N1-v0", "MiniGrid-MemoryS7-v0"],
+)
 def test_skipping_the_edits_plays_the_same_episodes(env_id):
-    """Empty and the crossings declare `layout_objects` with nothing pickup, drop or toggle
-    could change, so their steps skip those writes; every timestep equals that of the same
-    environment left to write them (``layout_objects=None``), autoresets included."""
+    """Empty, the crossings and Memory declare `layout_objects` with nothing pickup, drop or
+    toggle could change (Memory's pickup is a toggle, which leaves its key and ball alone),
+    so their steps skip those writes; every timestep equals that of the same environment
+    left to write them (``layout_objects=None``), autoresets included."""
     fast = horizax.make(env_id, max_steps=30)
     assert not fast.agent_edits_grid
     runs = []

@@ -31,28 +31,29 @@ from horizax.grid import cells
 from horizax.grid import constants as C
 from horizax.grid.state import State, cell_at, front_pos
 
-# The kinds each editing action can change: pickup and drop move a key, ball or box between
-# the grid and the hands (only those kinds are ever carried); toggle opens a door or a box.
+# The kinds each editing action can change: pickup takes a key, ball or box (the only kinds
+# ever carried); toggle opens a door or a box; drop puts back what pickup took.
 _CARRIED = frozenset({C.KEY, C.BALL, C.BOX})
-EDITED_BY = {C.PICKUP: _CARRIED, C.DROP: _CARRIED, C.TOGGLE: frozenset({C.DOOR, C.BOX})}
+EDITED_BY = {C.PICKUP: _CARRIED, C.TOGGLE: frozenset({C.DOOR, C.BOX})}
 
 
 def can_edit(objects: frozenset[int] | None, actions: frozenset[int]) -> bool:
     """Whether an agent could ever change a cell or its hands.
 
     Args:
-        objects: the object kinds (`constants` indices) the layouts may place on the grid or
-            in the agent's hands; None for unknown (any kind).
+        objects: the object kinds (`constants` indices) the layouts may place on the grid,
+            where the agent starts empty-handed; None for unknown (any kind, and the hands
+            may start full).
         actions: the MiniGrid actions a step may apply (after any remapping and the
             out-of-range fallback).
 
     Returns:
-        True when some action in ``actions`` can change some kind in ``objects``.
+        True when some action in ``actions`` can change some kind in ``objects``. Drop
+        changes a cell only after a pickup could fill the hands.
     """
-    editing = [EDITED_BY[a] for a in actions if a in EDITED_BY]
     if objects is None:
-        return bool(editing)
-    return any(objects & kinds for kinds in editing)
+        return bool(actions & {C.PICKUP, C.DROP, C.TOGGLE})
+    return any(objects & EDITED_BY[a] for a in actions if a in EDITED_BY)
 
 
 def apply_action(state: State, action: Array, *, edits: bool = True) -> State:

@@ -151,6 +151,7 @@ def _entry(suffix: str) -> tuple[str, object]:
         reward_fn=REWARD,
         termination_fn=TERMINATION,
         action_map=ACTION_MAP,
+        layout_objects=frozenset({C.WALL, C.KEY, C.BALL}),  # pickup is toggle here
         # A fixed-length layout is a few elementwise operations on one random word (its walls
         # are constants), so it fuses into the autoreset's select and compiles without the
         # rounds loop; the Random variants draw their walls, where the rounds are faster.
