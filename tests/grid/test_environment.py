@@ -260,15 +260,22 @@ def test_layout_objects_are_validated_and_dropped_with_a_new_layout():
 
 
 @pytest.mark.parametrize(
-    "env_id",
-    ["MiniGrid-Empty-Random-6x6-v0", "MiniGrid-LavaCrossingS9N1-v0", "MiniGrid-MemoryS7-v0"],
+    ("env_id", "objects"),
+    [
+        ("MiniGrid-Empty-Random-6x6-v0", None),
+        ("MiniGrid-LavaCrossingS9N1-v0", None),
+        ("MiniGrid-MemoryS7-v0", {C.WALL, C.KEY, C.BALL}),
+    ],
 )
-def test_skipping_the_edits_plays_the_same_episodes(env_id):
-    """Empty, the crossings and Memory declare `layout_objects` with nothing pickup, drop or
-    toggle could change (Memory's pickup is a toggle, which leaves its key and ball alone),
-    so their steps skip those writes; every timestep equals that of the same environment
-    left to write them (``layout_objects=None``), autoresets included."""
+def test_skipping_the_edits_plays_the_same_episodes(env_id, objects):
+    """Empty and the crossings declare `layout_objects` with nothing pickup, drop or toggle
+    could change, so their steps skip those writes; every timestep equals that of the same
+    environment left to write them (``layout_objects=None``), autoresets included. Memory,
+    declared here (its pickup is a toggle, which leaves its key and ball alone, so its hands
+    stay empty and drop changes nothing either), plays the same too."""
     fast = horizax.make(env_id, max_steps=30)
+    if objects is not None:
+        fast = fast.replace(layout_objects=objects)
     assert not fast.agent_edits_grid
     runs = []
     for env in (fast, fast.replace(layout_objects=None)):

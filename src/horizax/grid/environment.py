@@ -152,10 +152,10 @@ class Environment:
             that ``layout_fn`` and ``dynamics_fn`` may put on the grid, the agent starting
             empty-handed; None (the default) for any, and any hands. Where no action can
             change any of them (`actions.can_edit`: Empty, FourRooms, the lava and crossing
-            families and DistShift hold only walls, lava and the goal; Memory's keys and
-            balls cannot be picked up), the step skips the writes of pickup, drop and
-            toggle. The episodes are the same; one Empty-8x8 environment steps about 30%
-            faster. Replacing ``layout_fn`` resets it to None unless it is given too.
+            families and DistShift hold only walls, lava and the goal), the step skips the
+            writes of pickup, drop and toggle. The episodes are the same; one Empty-8x8
+            environment steps about 30% faster. Replacing ``layout_fn`` resets it to None
+            unless it is given too.
         env_id: the registered id this was built from ("" if none).
     """
 
