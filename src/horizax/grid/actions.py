@@ -71,9 +71,6 @@ def apply_action(state: State, action: Array, *, edits: bool = True) -> State:
     action = jnp.asarray(action, jnp.int32)
     fwd = front_pos(state)
     fwd_cell = cell_at(state.grid, fwd)
-    obj, colour, door_state = fwd_cell[0], fwd_cell[1], fwd_cell[2]
-    carrying = state.carrying
-    hands_empty = carrying[0] == C.EMPTY
 
     new_dir = jnp.where(
         action == C.LEFT,
@@ -85,6 +82,9 @@ def apply_action(state: State, action: Array, *, edits: bool = True) -> State:
     if not edits:
         return state.replace(agent_pos=new_pos, agent_dir=new_dir)
 
+    obj, colour, door_state = fwd_cell[0], fwd_cell[1], fwd_cell[2]
+    carrying = state.carrying
+    hands_empty = carrying[0] == C.EMPTY
     picks_up = (action == C.PICKUP) & cells.can_pickup(fwd_cell) & hands_empty
     drops = (action == C.DROP) & (obj == C.EMPTY) & ~hands_empty
     toggles = action == C.TOGGLE
