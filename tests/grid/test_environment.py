@@ -7,7 +7,7 @@ import pytest
 
 import horizax
 from horizax.core import StepType, episode_keys
-from horizax.grid import Environment
+from horizax.grid import Environment, observations
 from horizax.grid import constants as C
 
 # Empty-5x5: agent (1, 1) facing right, goal (3, 3): 5 actions reach it.
@@ -263,6 +263,8 @@ def test_layout_objects_are_validated_and_dropped_with_a_new_layout():
     ("env_id", "objects"),
     [
         ("MiniGrid-Empty-Random-6x6-v0", None),
+        ("MiniGrid-Empty-8x8-v0", None),
+        ("MiniGrid-DistShift1-v0", None),
         ("MiniGrid-LavaCrossingS9N1-v0", None),
         ("MiniGrid-MemoryS7-v0", {C.WALL, C.KEY, C.BALL}),
     ],
@@ -272,11 +274,15 @@ def test_skipping_the_edits_plays_the_same_episodes(env_id, objects):
     could change, so their steps skip those writes; every timestep equals that of the same
     environment left to write them (``layout_objects=None``), autoresets included. Memory,
     declared here (its pickup is a toggle, which leaves its key and ball alone, so its hands
-    stay empty and drop changes nothing either), plays the same too."""
+    stay empty and drop changes nothing either), plays the same too. Empty and DistShift
+    also read their fixed grid from the layout (`Environment.fixed_grid`), which the
+    undeclared copy does not."""
     fast = horizax.make(env_id, max_steps=30)
     if objects is not None:
         fast = fast.replace(layout_objects=objects)
     assert not fast.agent_edits_grid
+    assert fast.fixed_grid == (env_id.split("-")[1] in ("Empty", "DistShift1"))
+    assert not fast.replace(layout_objects=None).fixed_grid
     runs = []
     for env in (fast, fast.replace(layout_objects=None)):
 
@@ -289,3 +295,46 @@ def test_skipping_the_edits_plays_the_same_episodes(env_id, objects):
         runs.append(jax.jit(lambda ts, a, b=body: jax.lax.scan(jax.vmap(b), ts, a))(ts, actions))
     jax.tree.map(np.testing.assert_array_equal, runs[0], runs[1])
     assert int((runs[0][1].step_type != 0).sum()) > 8  # several episodes ended
+
+
+@pytest.mark.parametrize(
+    ("env_id", "fixed"),
+    [
+        ("MiniGrid-Empty-8x8-v0", True),
+        ("MiniGrid-Empty-Random-6x6-v0", True),  # the agent is drawn, the grid is not
+        ("MiniGrid-DistShift2-v0", True),
+        ("MiniGrid-FourRooms-v0", False),  # its doors are drawn
+        ("MiniGrid-LavaGapS6-v0", False),
+        ("MiniGrid-DoorKey-5x5-v0", False),  # the agent edits the grid
+        ("MiniGrid-Dynamic-Obstacles-6x6-v0", False),  # its obstacles move
+    ],
+)
+def test_fixed_grid_is_read_off_the_layout(env_id, fixed):
+    env = horizax.make(env_id)
+    assert env.fixed_grid is fixed
+    if fixed:
+        ts = env.reset(jax.random.PRNGKey(3))
+        grid = env.layout_fn(jax.random.PRNGKey(11)).grid
+        np.testing.assert_array_equal(ts.state.grid, grid)  # every key draws it
+    # Anything that may edit the grid turns it back into state.
+    assert not env.replace(dynamics_fn=lambda state, action, key: state).fixed_grid
+    assert not env.replace(post_action_fn=lambda prev, action, state: state).fixed_grid
+    assert not env.replace(layout_objects={C.WALL, C.GOAL, C.KEY}).fixed_grid
+
+
+def test_a_fixed_grid_edited_by_hand_is_stepped_as_the_layouts():
+    """Documented: where `fixed_grid` holds, the step reads the layout's grid, not the
+    state's; without the `layout_objects` declaration the edited grid is the one stepped."""
+    env = horizax.make("MiniGrid-Empty-8x8-v0", observation_fn=observations.symbolic)
+    ts = env.reset(jax.random.PRNGKey(0))  # the agent at (1, 1), facing right
+    wall = jnp.array(C.WALL_CELL, jnp.uint8)
+    walled = ts.replace(state=ts.state.replace(grid=ts.state.grid.at[2, 1].set(wall)))
+    forward = jnp.int32(C.FORWARD)
+    moved = jax.jit(env.step)(walled, forward)
+    np.testing.assert_array_equal(moved.state.agent_pos, [2, 1])
+    np.testing.assert_array_equal(moved.state.grid, ts.state.grid)
+    assert moved.observation[2, 1, 0] == C.AGENT
+    undeclared = env.replace(layout_objects=None)
+    blocked = jax.jit(undeclared.step)(walled, forward)
+    np.testing.assert_array_equal(blocked.state.agent_pos, [1, 1])
+    assert blocked.observation[2, 1, 0] == C.WALL

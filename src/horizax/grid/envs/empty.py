@@ -64,6 +64,10 @@ def _entry(size: int, random_start: bool) -> tuple[str, object]:
         observation_fn=observations.symbolic_first_person_see_through,
         see_through_walls=True,
         layout_objects=frozenset({C.WALL, C.GOAL}),
+        # A fixed start is a constant layout: selecting it costs nothing, so autoreset skips
+        # the rounds (and, for one environment, the branch). 1.6x as fast for one
+        # environment, as fast for 1,024, and faster to compile (benchmarks/RESULTS.md).
+        autoreset_rounds=random_start,
     )
 
 
