@@ -537,7 +537,7 @@ class GridFunctional:
 
     def observe(self, state: State) -> tuple[dict[str, Array], dict[str, Any]]:
         """MiniGrid's dict observation of ``state`` and an empty info."""
-        image = self.env.observation_fn(state)
+        image = self.env.observation_fn(self.env._with_layout_grid(state))
         return {"image": image, "direction": state.agent_dir, "mission": state.mission}, {}
 
     def reset(self, key: Array) -> tuple[State, Step]:
