@@ -272,9 +272,8 @@ class Environment:
         whose grid was edited by hand is stepped as if it held the layout's grid: declare
         no ``layout_objects`` to step such states.
         """
-        if self.agent_edits_grid or self.dynamics_fn is not None:
-            return False
-        if self.post_action_fn is not None:
+        edited = self.agent_edits_grid or self.dynamics_fn is not None
+        if edited or self.post_action_fn is not None:
             return False
         return "grid" in key_independent_fields(self.layout_fn)
 
