@@ -134,8 +134,8 @@ class Environment:
             finished, in rounds (`horizax.core.sparse_reset.reset_where`; default True). False
             draws a layout for every environment at every step and selects: faster to
             compile, and as fast to run only where the layout is a few elementwise
-            operations (Memory). A layout that every key draws alike (`fixed_layout`:
-            Empty's fixed starts, DistShift) is always selected, as drawing it costs
+            operations (Memory). A layout that every key draws alike on a grid nothing
+            edits (Empty's fixed starts, DistShift) is always selected, as drawing it costs
             nothing (`draws_in_rounds`). The states are the same either way.
         observation_space_override: a space to report instead of the one derived from
             ``observation_fn`` (`observations.observation_space`: any function works, its
@@ -294,10 +294,15 @@ class Environment:
 
     @property
     def draws_in_rounds(self) -> bool:
-        """Whether autoreset under `vmap` draws in rounds: ``autoreset_rounds``, except for a
-        `fixed_layout`, which is selected (a constant the compiler folds: neither the rounds'
-        loop nor, for one environment, a branch)."""
-        return self.autoreset_rounds and not self.fixed_layout
+        """Whether autoreset under `vmap` draws in rounds: ``autoreset_rounds``, except where
+        the layout is a constant (`fixed_layout`) whose grid is configuration (`fixed_grid`).
+        That layout is selected: the compiler folds it, and the select touches only the
+        small fields (neither the rounds' loop nor, for one environment, a branch).
+
+        `fixed_grid`'s cheap conditions are checked first, so only the environments that
+        pass them have their layout traced for the analysis (a BabyAI level's trace costs
+        up to a second, once per process)."""
+        return self.autoreset_rounds and not (self.fixed_grid and self.fixed_layout)
 
     def _with_layout_grid(self, state: State) -> State:
         """``state`` holding the layout's grid where it is fixed (`fixed_grid`)."""
