@@ -322,37 +322,6 @@ def test_fixed_grid_is_read_off_the_layout(env_id, fixed):
     assert not env.replace(layout_objects={C.WALL, C.GOAL, C.KEY}).fixed_grid
 
 
-@pytest.mark.parametrize("env_id", ["MiniGrid-Empty-8x8-v0", "MiniGrid-DistShift1-v0"])
-def test_a_fixed_layout_is_selected_at_autoreset_and_plays_the_rounds_episodes(env_id):
-    """A layout every key draws alike (`fixed_layout`) is selected at autoreset whatever
-    ``autoreset_rounds`` says: the batched step has no rounds loop. Its episodes, autoresets
-    included, are those of the same layout hidden behind a nested `jit` (which the analysis
-    counts as drawn, so that copy keeps the rounds)."""
-    env = horizax.make(env_id, max_steps=9)
-    hidden = env.replace(layout_fn=jax.jit(env.layout_fn), layout_objects=env.layout_objects)
-    assert env.fixed_layout and not env.draws_in_rounds and env.autoreset_rounds
-    assert not hidden.fixed_layout and hidden.draws_in_rounds
-    assert not env.as_functional().autoreset_rounds
-    random_start = horizax.make("MiniGrid-Empty-Random-6x6-v0")
-    assert not random_start.fixed_layout and random_start.draws_in_rounds
-    assert not random_start.replace(autoreset_rounds=False).draws_in_rounds
-    keys = jax.random.split(jax.random.PRNGKey(5), 8)
-    actions = jax.random.randint(jax.random.PRNGKey(6), (60, 8), 0, 7)
-    runs, loops = [], []
-    for e in (env, hidden):
-        ts = jax.vmap(e.reset)(keys)
-        loops.append("while[" in str(jax.make_jaxpr(jax.vmap(e.step))(ts, actions[0])))
-
-        def body(ts, action, e=e):
-            ts = e.step(ts, action)
-            return ts, ts
-
-        runs.append(jax.jit(lambda ts, a, b=body: jax.lax.scan(jax.vmap(b), ts, a))(ts, actions))
-    assert loops == [False, True]
-    jax.tree.map(np.testing.assert_array_equal, runs[0], runs[1])
-    assert int((runs[0][1].step_type != 0).sum()) > 16  # several autoresets per environment
-
-
 def test_a_fixed_grid_edited_by_hand_is_stepped_as_the_layouts():
     """Documented: where `fixed_grid` holds, the step reads the layout's grid, not the
     state's; without the `layout_objects` declaration the edited grid is the one stepped."""

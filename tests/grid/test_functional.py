@@ -87,9 +87,9 @@ def test_the_view_wraps_only_grid_environments_and_leaves_autoreset_to_the_engin
 @pytest.mark.parametrize(
     ("env_id", "rounds"),
     [
-        ("MiniGrid-Empty-8x8-v0", False),  # a fixed layout is selected
+        ("MiniGrid-Empty-8x8-v0", False),  # its constant layout is selected
         ("MiniGrid-Empty-Random-6x6-v0", True),
-        ("MiniGrid-MemoryS13-v0", False),  # its registration turns the rounds off
+        ("MiniGrid-MemoryS13-v0", False),  # a layout of a few elementwise operations
     ],
 )
 def test_the_engine_reads_how_the_environment_draws_at_autoreset(env_id, rounds):

@@ -215,14 +215,7 @@ def restart_finished(
 
 
 def staged_next_step(
-    fenv: StagedEnv,
-    done: Array,
-    key: Array,
-    state: Any,
-    action: Array,
-    step_key: Array,
-    *,
-    rounds: bool | None = None,
+    fenv: StagedEnv, done: Array, key: Array, state: Any, action: Array, step_key: Array
 ) -> tuple[Any, Step]:
     """NEXT_STEP for one environment of a staged family, observing once.
 
@@ -234,14 +227,12 @@ def staged_next_step(
         state: the current state.
         action: the action (ignored where ``done``).
         step_key: the key handed to ``transition``.
-        rounds: how the autoreset draws under `vmap` (`restart_finished`; default: the
-            family's ``autoreset_rounds``).
 
     Returns:
         ``(state, step)``.
     """
     stepped, reward, terminated, truncated = fenv.transition(step_key, state, action)
-    state = restart_finished(fenv, fenv.initial_state, done, key, state, stepped, rounds=rounds)
+    state = restart_finished(fenv, fenv.initial_state, done, key, state, stepped)
     observation, info = fenv.observe(state)
     step = make_step(
         observation,

@@ -134,9 +134,7 @@ class Environment:
             finished, in rounds (`horizax.core.sparse_reset.reset_where`; default True). False
             draws a layout for every environment at every step and selects: faster to
             compile, and as fast to run only where the layout is a few elementwise
-            operations (Memory). A layout that every key draws alike on a grid nothing
-            edits (Empty's fixed starts, DistShift) is always selected, as drawing it costs
-            nothing (`draws_in_rounds`). The states are the same either way.
+            operations (Memory). The states are the same either way.
         observation_space_override: a space to report instead of the one derived from
             ``observation_fn`` (`observations.observation_space`: any function works, its
             bounds declared with `horizax.core.spaces.with_bounds` or its dtype's range).
@@ -278,31 +276,7 @@ class Environment:
         edited = self.agent_edits_grid or self.dynamics_fn is not None
         if edited or self.post_action_fn is not None:
             return False
-        return "grid" in self._key_independent_fields
-
-    @functools.cached_property
-    def _key_independent_fields(self) -> frozenset[str]:
-        """`key_independent_fields` of ``layout_fn``, traced once per environment."""
-        return key_independent_fields(self.layout_fn)
-
-    @functools.cached_property
-    def fixed_layout(self) -> bool:
-        """Whether every key draws the same layout: no `State` field of ``layout_fn``'s depends
-        on its key (`horizax.grid.layout_facts`, read off the layout without running it).
-        Empty's fixed-start ids and DistShift; not Empty-Random, whose agent is drawn."""
-        return self._key_independent_fields >= {f.name for f in dataclasses.fields(State)}
-
-    @property
-    def draws_in_rounds(self) -> bool:
-        """Whether autoreset under `vmap` draws in rounds: ``autoreset_rounds``, except where
-        the layout is a constant (`fixed_layout`) whose grid is configuration (`fixed_grid`).
-        That layout is selected: the compiler folds it, and the select touches only the
-        small fields (neither the rounds' loop nor, for one environment, a branch).
-
-        `fixed_grid`'s cheap conditions are checked first, so only the environments that
-        pass them have their layout traced for the analysis (a BabyAI level's trace costs
-        up to a second, once per process)."""
-        return self.autoreset_rounds and not (self.fixed_grid and self.fixed_layout)
+        return "grid" in key_independent_fields(self.layout_fn)
 
     def _with_layout_grid(self, state: State) -> State:
         """``state`` holding the layout's grid where it is fixed (`fixed_grid`)."""
@@ -437,13 +411,7 @@ class Environment:
         if self.autoreset:
             done = timestep.is_done()
             state, step = engine.staged_next_step(
-                self,
-                done,
-                timestep.state.key,
-                timestep.state,
-                action,
-                timestep.state.key,
-                rounds=self.draws_in_rounds,
+                self, done, timestep.state.key, timestep.state, action, timestep.state.key
             )
             action = jnp.where(done, jnp.int32(-1), action)
         else:

@@ -81,9 +81,8 @@ class GridFunctional:
 
     @property
     def autoreset_rounds(self) -> bool:
-        """Whether the engine draws new layouts in rounds under `vmap` (the environment's
-        `Environment.draws_in_rounds`)."""
-        return self.env.draws_in_rounds
+        """Whether the engine draws new layouts in rounds under `vmap` (the environment's)."""
+        return self.env.autoreset_rounds
 
     @property
     def above_range_action(self) -> int | None:
