@@ -1,4 +1,4 @@
-"""The gridworld behind the core protocol (`horizax.grid.environment.GridFunctional`): flags, no
+"""The gridworld behind the core protocol (`horizax.grid.functional.GridFunctional`): flags, no
 autoreset, jit/vmap/scan, observations, how the engine draws at autoreset."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import horizax
 from horizax.core.protocol import FunctionalEnv, functional
 from horizax.grid import constants as C
-from horizax.grid.environment import GridFunctional
+from horizax.grid.functional import GridFunctional
 from horizax.testing.harness import assert_in_space
 
 

@@ -1,4 +1,4 @@
-"""`Environment` and `Timestep`: reset, step and autoreset shared by every gridworld family.
+"""`Environment`: reset, step and autoreset shared by every gridworld family (`Timestep`s out).
 
 A family only supplies a layout function ``key -> State``; the step rule, observations,
 rewards, terminations and the time limit are wired here once.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
@@ -29,70 +29,23 @@ from jax import Array
 from horizax.core import episode as engine
 from horizax.core import episode_keys
 from horizax.core.checks import check_key, check_unbatched, int_in_range
-from horizax.core.protocol import Step
-from horizax.core.spaces import Box, Dict, Discrete, check_action
-from horizax.core.staged import staged_reset, staged_step
+from horizax.core.spaces import Box, Discrete, check_action
+from horizax.core.staged import staged_step
 from horizax.core.step_type import StepType, check_truncation
-from horizax.core.struct import field, pytree_dataclass
 from horizax.grid import constants as C
 from horizax.grid import observations, rewards, terminations
 from horizax.grid.actions import apply_action, can_edit
-from horizax.grid.from_minigrid import MiniGridLayouts
 from horizax.grid.layout_facts import key_independent_fields
-from horizax.grid.minigrid_view import MiniGridObjectModel
-from horizax.grid.missions import mission_space
 from horizax.grid.render import render_image
 from horizax.grid.state import State
+from horizax.grid.timestep import Timestep
+
+if TYPE_CHECKING:
+    from horizax.grid.functional import GridFunctional
 
 LayoutFn = Callable[[Array], State]
 StepFn = Callable[[State, Array, State], Array]
 DynamicsFn = Callable[[State, Array, Array], State]
-
-
-@pytree_dataclass
-class Timestep:
-    """One step of a gridworld episode.
-
-    Attributes:
-        observation: the observation of ``state`` (shape/dtype from the env's space).
-        action: i32[], the action that led here (-1 on the first timestep).
-        reward: f32[], the reward for that action.
-        step_type: i32[], a `StepType` (0 transition, 1 truncation, 2 termination).
-        state: the `State` after the action.
-        info: a dict of extra arrays (empty for the gridworlds).
-    """
-
-    observation: Array
-    action: Array
-    reward: Array
-    step_type: Array
-    state: State
-    info: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def t(self) -> Array:
-        """i32[]: steps taken in this episode (0 on the first timestep)."""
-        return self.state.step_count
-
-    def is_done(self) -> Array:
-        """bool[]: the episode ended here (termination or truncation)."""
-        return self.step_type != StepType.TRANSITION
-
-    def is_termination(self) -> Array:
-        """bool[]: an absorbing state was reached (do not bootstrap)."""
-        return self.step_type == StepType.TERMINATION
-
-    def is_truncation(self) -> Array:
-        """bool[]: the time limit cut the episode (bootstrap from ``observation``)."""
-        return self.step_type == StepType.TRUNCATION
-
-    def is_transition(self) -> Array:
-        """bool[]: the episode goes on."""
-        return self.step_type == StepType.TRANSITION
-
-    def is_start(self) -> Array:
-        """bool[]: the first timestep of an episode."""
-        return self.state.step_count == 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,7 +196,9 @@ class Environment:
         return self.replace(autoreset=False)
 
     def as_functional(self) -> GridFunctional:
-        """This environment behind the core protocol (`GridFunctional`)."""
+        """This environment behind the core protocol (`horizax.grid.functional.GridFunctional`)."""
+        from horizax.grid.functional import GridFunctional  # it imports nothing of this module
+
         return GridFunctional(self)
 
     @property
@@ -438,120 +393,3 @@ class Environment:
         from horizax.core.pickling import reduce_environment
 
         return reduce_environment(self)
-
-
-# --- the protocol view ------------------------------------------------------------------------
-# The gridworld behind `horizax.core.protocol`: `GridFunctional` is an `Environment`'s stages
-# (its state is the gridworld's `State`; the episode engine decides when to reset), observed
-# as MiniGrid's user-facing dict, so every adapter shows what MiniGrid users expect without
-# knowing the gridworld: ``image`` (the environment's ``observation_fn``), ``direction``
-# (`Discrete` 4) and ``mission`` (a core `Text` space: i32[10] inside `jit`, MiniGrid's string
-# once an adapter decodes it).
-
-
-@dataclasses.dataclass(frozen=True)
-class GridFunctional:
-    """A gridworld `Environment` as a `horizax.core.protocol.FunctionalEnv` (and a
-    `horizax.core.episode.StagedEnv`, so the engine observes once per step).
-
-    Attributes:
-        env: the wrapped environment; its ``autoreset`` setting is ignored (the engine's
-            autoreset mode decides).
-    """
-
-    env: Environment
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.env, Environment):
-            raise TypeError(f"GridFunctional wraps a grid Environment, got {type(self.env)!r}")
-        if self.env.autoreset:
-            object.__setattr__(self, "env", self.env.disable_autoreset())
-
-    @property
-    def observation_space(self) -> Dict:
-        """MiniGrid's dict: ``image`` (u8 images as MiniGrid declares them, ``Box(0, 255)``;
-        other dtypes the environment's own space), ``direction`` `Discrete` (4) and
-        ``mission`` (`horizax.grid.missions.mission_space`: i32[10], or a BabyAI level's
-        i32[72] word ids)."""
-        image = self.env.observation_space
-        if np.dtype(image.dtype) == np.uint8:
-            image = Box(0, 255, image.shape, np.uint8)
-        mission = mission_space(self.env.mission_size)
-        return Dict({"image": image, "direction": Discrete(4), "mission": mission})
-
-    @property
-    def action_space(self) -> Discrete:
-        """`Discrete(num_actions)`."""
-        return self.env.action_space
-
-    @property
-    def max_steps(self) -> int:
-        """The time limit (the longest, where each episode has its own)."""
-        return self.env.max_steps
-
-    @property
-    def episode_max_steps(self) -> Callable[[State], Array] | None:
-        """The environment's per-episode time limit, or None (`Environment`)."""
-        return self.env.episode_max_steps
-
-    @property
-    def env_id(self) -> str:
-        """The registered id ("" if built by hand)."""
-        return self.env.env_id
-
-    @property
-    def autoreset_rounds(self) -> bool:
-        """Whether the engine draws new layouts in rounds under `vmap` (the environment's)."""
-        return self.env.autoreset_rounds
-
-    @property
-    def above_range_action(self) -> int | None:
-        """What a Discrete adapter takes for an action ``>= num_actions`` (the environment's
-        ``invalid_action``: Dynamic-Obstacles' ``left``, as MiniGrid), or None: an error."""
-        return self.env.invalid_action
-
-    def object_model(self) -> MiniGridObjectModel:
-        """MiniGrid's object model of this gridworld's states (`horizax.grid.minigrid_view`),
-        which the Gymnasium adapter shows as env attributes (``grid``, ``agent_pos``, ...)."""
-        return MiniGridObjectModel(self.env)
-
-    def reference_layouts(self) -> MiniGridLayouts:
-        """MiniGrid's layouts copied into this gridworld's states (`horizax.grid.from_minigrid`),
-        for the Gymnasium adapter's ``layouts="minigrid"``.
-
-        Raises:
-            ValueError: a BabyAI level (not covered) or an environment without an id.
-        """
-        return MiniGridLayouts(self.env)
-
-    def initial_state(self, key: Array) -> State:
-        """The first `State` of the episode drawn from ``key``."""
-        return self.env.initial_state(key)
-
-    def transition(
-        self, key: Array, state: State, action: Array
-    ) -> tuple[State, Array, Array, Array]:
-        """The environment's transition (``key`` unused: the randomness lives in ``state``)."""
-        return self.env.transition(key, state, check_action(action, self.env.num_actions))
-
-    def observe(self, state: State) -> tuple[dict[str, Array], dict[str, Any]]:
-        """MiniGrid's dict observation of ``state`` and an empty info."""
-        image, _ = self.env.observe(state)  # the fixed grid read as the step reads it
-        return {"image": image, "direction": state.agent_dir, "mission": state.mission}, {}
-
-    def reset(self, key: Array) -> tuple[State, Step]:
-        """First `State` of an episode drawn from ``key`` and its `Step`."""
-        return staged_reset(self, key)
-
-    def step(self, key: Array, state: State, action: Array) -> tuple[State, Step]:
-        """One step of the episode in ``state`` (no autoreset: the engine decides)."""
-        return staged_step(self, key, state, action)
-
-    def render(self, state: State, tile_size: int = 32, highlight: bool = True) -> np.ndarray:
-        """u8[H*T, W*T, 3]: MiniGrid's ``render()`` frame of one unbatched `State`
-        (`Environment.render`)."""
-        return self.env.render(state, tile_size, highlight)
-
-    def replace(self, **changes: Any) -> GridFunctional:
-        """A view of the environment with some configuration changed."""
-        return GridFunctional(self.env.replace(**changes))

@@ -12,9 +12,9 @@ import pytest
 
 import horizax
 from horizax.grid import constants as C
-from horizax.grid.environment import Timestep
 from horizax.grid.envs import dynamic_obstacles as D
 from horizax.grid.state import State, make_state, walled_grid
+from horizax.grid.timestep import Timestep
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 

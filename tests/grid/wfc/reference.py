@@ -157,7 +157,7 @@ def _episodes() -> Any:
 
 def _first_timestep(state: Any) -> Any:
     """The timestep that starts an episode at ``state`` (no observation computed)."""
-    from horizax.grid.environment import Timestep
+    from horizax.grid.timestep import Timestep
 
     zero = jnp.int32(0)
     return Timestep(jnp.zeros((), jnp.uint8), jnp.int32(-1), jnp.float32(0), zero, state, {})
