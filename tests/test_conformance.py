@@ -16,6 +16,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -122,15 +123,15 @@ def test_check_env_catches_a_broken_environment():
 
 def test_check_env_catches_a_batch_that_differs_from_stepping():
     # Python state read while tracing (a counter) makes each traced program differ: the
-    # vmapped scan, traced after jit(reset), starts its episodes elsewhere.
+    # vmapped scan, traced after jit(step), pays other rewards. (Not in the layout: the
+    # environment traces its layout once per function, `Environment._layout`.)
     env = horizax.make("MiniGrid-Empty-5x5-v0")
     traces = iter(range(1000))
 
-    def layout(key):
-        state = env.layout_fn(key)
-        return state.replace(agent_dir=(state.agent_dir + next(traces)) % 4)
+    def reward(prev_state, action, state):
+        return jnp.float32(next(traces))
 
-    broken = env.replace(layout_fn=layout)
+    broken = env.replace(reward_fn=reward)
     with pytest.raises(AssertionError, match="vmap or scan differs from stepping"):
         check_env(broken)
 

@@ -338,3 +338,47 @@ def test_a_fixed_grid_edited_by_hand_is_stepped_as_the_layouts():
     blocked = jax.jit(undeclared.step)(walled, forward)
     np.testing.assert_array_equal(blocked.state.agent_pos, [1, 1])
     assert blocked.observation[2, 1, 0] == C.WALL
+
+
+@pytest.mark.parametrize("batch", [None, 3])
+def test_a_rollout_traces_the_layout_once(batch):
+    # Reset and autoreset share the layout's trace (a BabyAI level's takes seconds).
+    env = horizax.make("MiniGrid-DoorKey-5x5-v0")
+    traces = []
+
+    def layout(key):
+        traces.append(key)
+        return env.layout_fn(key)
+
+    counted = env.replace(layout_fn=layout, layout_objects=env.layout_objects, max_steps=4)
+
+    def rollout(key):
+        timestep = counted.reset(key)
+        body = lambda ts, a: (counted.step(ts, a), ts.step_type)  # noqa: E731
+        return jax.lax.scan(body, timestep, jnp.zeros(9, jnp.int32))[1]
+
+    run = rollout if batch is None else jax.vmap(rollout)
+    keys = jax.random.PRNGKey(0) if batch is None else jax.random.split(jax.random.PRNGKey(0), 3)
+    step_types = jax.jit(run)(keys)
+    # Traced once each by reset and autoreset before (and by the sparse reset's batched rule
+    # under `vmap`: 2 and 3). JAX runs that batched rule in a tracing context of its own,
+    # which misses the cache.
+    assert len(traces) == (1 if batch is None else 2)
+    assert (np.asarray(step_types) == StepType.TRUNCATION).sum() >= 1  # autoreset ran
+
+
+def test_a_layout_jit_cannot_hold_is_traced_at_each_use():
+    # `jax.jit` keeps a weak reference to its function; a callable without one still works.
+    env = horizax.make("MiniGrid-Empty-5x5-v0")
+
+    class Layout:
+        __slots__ = ()
+
+        def __call__(self, key):
+            return env.layout_fn(key)
+
+    slotted = env.replace(layout_fn=Layout())
+    key = jax.random.PRNGKey(3)
+    ours, theirs = jax.jit(slotted.reset)(key), jax.jit(env.reset)(key)
+    for x, y in zip(jax.tree.leaves(ours), jax.tree.leaves(theirs), strict=True):
+        np.testing.assert_array_equal(x, y)

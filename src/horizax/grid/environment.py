@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -247,7 +248,19 @@ class Environment:
         # An abstract key: a concrete one would start JAX's backend, which forked
         # vector-env workers then could not use.
         key = jax.ShapeDtypeStruct((2,), jnp.uint32)
-        return int(jax.eval_shape(self.layout_fn, key).mission.shape[-1])
+        return int(jax.eval_shape(self._layout, key).mission.shape[-1])
+
+    @functools.cached_property
+    def _layout(self) -> LayoutFn:
+        """``layout_fn`` under `jax.jit`, so that one program's reset and autoreset (and
+        `mission_size`) trace the layout once between them rather than once each: a BabyAI
+        level's trace takes seconds. XLA inlines the call: the compiled program is the same.
+        A callable `jax.jit` cannot hold (no weak reference) is traced at each use."""
+        try:
+            weakref.ref(self.layout_fn)
+        except TypeError:
+            return self.layout_fn
+        return jax.jit(self.layout_fn)
 
     @property
     def observation_space(self) -> Box:
@@ -265,7 +278,7 @@ class Environment:
             TypeError, ValueError: if ``key`` is not one PRNG key (`checks.check_key`).
         """
         check_key(key)
-        state = self.layout_fn(key)
+        state = self._layout(key)
         limit = jnp.int32(self.max_steps)
         if self.episode_max_steps is not None:
             limit = jnp.asarray(self.episode_max_steps(state), jnp.int32)
