@@ -10,7 +10,8 @@ admissible, so here it is drawn directly, branch-free and at a fixed cost under 
   Dynamic-Obstacles, `random_agent`) and `sample_direction`'s ``jax.random.randint``;
 * small uniform integers are mixed-radix digits of those words: `mixed_radix` splits one
   word, `Digits` packs a sequence of digits greedily into as few words as a bias budget
-  allows (`draw_digits` is the one-call form);
+  allows (`draw_digits` is the one-call form; `horizax.grid.draws.sequential_draws` runs a
+  layout that draws as it places);
 * "uniform among those not drawn yet" is a rank draw mapped by `nth_free` (`distinct`
   applies it to a sequence of draws), which is how `pick_interior_cells` draws distinct cells;
 * a cell uniform in a mask is `pick_cell` (one word) or `sample_cell` (one uniform per cell);
@@ -20,7 +21,7 @@ admissible, so here it is drawn directly, branch-free and at a fixed cost under 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import Generic, TypeVar, overload
 
 import jax
 import jax.numpy as jnp
@@ -171,41 +172,6 @@ def draw_digits(
     for bound, radix in zip(bounds, radices, strict=True):
         out.append(digits.draw(radix(out) if callable(radix) else radix, bound))
     return out
-
-
-def sequential_draws(
-    key: Array,
-    program: Callable[[Callable[[Array | int, int], Array]], Any],
-    *,
-    budget: int = DIGIT_BUDGET,
-) -> Any:
-    """Runs ``program(draw)`` on uniform digits from ONE `random_bits` call, where each
-    ``draw(radix, bound)`` may depend on anything computed from the earlier draws (a layout
-    placing objects one by one, each among the cells the earlier ones left).
-
-    The program runs twice while tracing: once with placeholder zeros, to count the words its
-    static sequence of bounds needs (that pass computes nothing that is kept, so `jit`
-    removes it), then on the words. Its sequence of bounds must not depend on the digits.
-
-    Args:
-        key: a PRNG key.
-        program: ``draw -> result``; ``draw(radix, bound)`` returns an i32[] uniform in
-            ``[0, radix)`` with ``1 <= radix <= bound`` (``radix`` may be traced, ``bound`` a
-            static int).
-        budget: see `Digits`.
-
-    Returns:
-        What ``program`` returns on the real digits.
-    """
-    counter = Digits(budget=budget)
-
-    def count(radix: Array | int, bound: int) -> Array:
-        counter.draw(bound, bound)
-        return jnp.int32(0)
-
-    program(count)
-    digits = Digits(random_bits(key, (counter.count,)), budget=budget)
-    return program(digits.draw)
 
 
 def truncating_divmod(value: Array, divisor: int | Array) -> tuple[Array, Array]:

@@ -17,7 +17,8 @@ from horizax.grid.babyai import grammar as G
 from horizax.grid.babyai import sequences as Q
 from horizax.grid.babyai import trees as T
 from horizax.grid.babyai import verifiers as V
-from horizax.grid.sampling import WIDE_DIGIT_BUDGET, sequential_draws
+from horizax.grid.draws import sequential_draws
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET
 from horizax.grid.state import make_state
 from tests.grid import distribution as dist
 

@@ -149,7 +149,7 @@ def matched_descriptions(
 
 
 Draw = Callable[[Array | int, int], Array]
-"""A layout's ``draw(radix, bound)`` (`horizax.grid.sampling.sequential_draws`)."""
+"""A layout's ``draw(radix, bound)`` (`horizax.grid.draws.sequential_draws`)."""
 
 
 def draw_description(
@@ -164,7 +164,7 @@ def draw_description(
     chance that one of its tries matches.
 
     Args:
-        draw: the layout's ``draw(radix, bound)`` (`sampling.sequential_draws`).
+        draw: the layout's ``draw(radix, bound)`` (`draws.sequential_draws`).
         matched: bool[140], `matched_descriptions`.
         types: bool[4], the kinds it may draw (may be traced).
         locations: static, the level's flag.

@@ -59,9 +59,10 @@ from horizax.grid import constants as C
 from horizax.grid.babyai import connect, grammar, level
 from horizax.grid.babyai import placement as P
 from horizax.grid.babyai import verifiers as V
+from horizax.grid.draws import sequential_draws
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
-from horizax.grid.sampling import WIDE_DIGIT_BUDGET, nth_free, sequential_draws
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET, nth_free
 from horizax.grid.state import State, make_state
 
 KINDS = P.OBJECT_KINDS

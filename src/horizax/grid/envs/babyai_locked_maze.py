@@ -53,9 +53,10 @@ from horizax.grid.babyai import connect, level
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import placement as P
 from horizax.grid.babyai import verifiers as V
+from horizax.grid.draws import Digit, Draws, sequential_draws
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
-from horizax.grid.sampling import WIDE_DIGIT_BUDGET, nth_free, sequential_draws
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET, nth_free
 from horizax.grid.state import State, make_state
 
 KINDS = P.OBJECT_KINDS
@@ -97,7 +98,7 @@ def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, A
     priority = threefry.random_bits(priority_key, (edges,))
     walls_of = jnp.asarray(WALL_EDGES)
 
-    def program(draw):
+    def program(draw: Draws):
         locked = draw(NUM_ROOMS, NUM_ROOMS)
         valid = walls_of[locked] >= 0
         rank = draw(jnp.sum(valid, dtype=jnp.int32), 4)
@@ -129,13 +130,19 @@ def _attempt(key: Array, *, per_room: int, go_to: bool) -> tuple[State, Array, A
             grid, P.door_slots(ROOMS, offsets)[locked_edge], (C.DOOR, door_colour, C.LOCKED)
         )
         grid = P.put(grid, key_cell, (C.KEY, door_colour, 0))
-        # Every room, the locked one included (MiniGrid's ``is not`` test never excludes it).
-        for room in range(NUM_ROOMS):
-            for _ in range(per_room):
-                colour, kind = draw(C.NUM_COLORS, C.NUM_COLORS), draw(len(KINDS), len(KINDS))
-                at = place(room, taken)
-                taken = taken | P.taken_by([at], shape)
-                grid = P.put(grid, at, (KINDS[0] + kind, colour, 0))
+
+        # Every room, the locked one included (MiniGrid's ``is not`` test never excludes it):
+        # ``per_room`` objects a room, in a loop (one placement to compile, not 27).
+        def place_object(i: Array, digit: Digit, carry: tuple[Array, Array]) -> tuple[Array, Array]:
+            grid, taken = carry
+            colour, kind = digit(0, C.NUM_COLORS), digit(1, len(KINDS))
+            cells, ok = P.open_listed(OBJECT_LISTS, i // per_room, taken)
+            at = P.nth_listed(cells, ok, digit(2, jnp.sum(ok, dtype=jnp.int32)), size)
+            grid = P.write_cell(grid, at, (KINDS[0] + kind, colour, 0))
+            return grid, P.write_cell(taken, at, True)
+
+        bounds = (C.NUM_COLORS, len(KINDS), SIDE * SIDE)
+        grid, taken = draw.loop(NUM_ROOMS * per_room, bounds, place_object, (grid, taken))
         agent_room = nth_free(draw(NUM_ROOMS - 1, NUM_ROOMS - 1), [locked])
         poses = jnp.asarray(POSE_LISTS)[agent_room]  # 4 cell + direction, in order
         admissible = P.agent_poses(grid, np.ones(shape, bool))[poses]

@@ -48,9 +48,10 @@ from horizax.grid.babyai import connect, level
 from horizax.grid.babyai import descriptions as D
 from horizax.grid.babyai import placement as P
 from horizax.grid.babyai import verifiers as V
+from horizax.grid.draws import Digit, Draws, sequential_draws
 from horizax.grid.envs.babyai_goto import reachable
 from horizax.grid.roomgrid import RoomGrid
-from horizax.grid.sampling import WIDE_DIGIT_BUDGET, sequential_draws
+from horizax.grid.sampling import WIDE_DIGIT_BUDGET
 from horizax.grid.state import State, make_state
 
 KINDS = P.OBJECT_KINDS
@@ -95,7 +96,7 @@ def _attempt(
     everywhere = jnp.ones(edges, bool)
     doors = connect.added_doors(priority, ~everywhere, everywhere, cols, rows)
 
-    def program(draw):
+    def program(draw: Draws):
         room = draw(cols * rows, cols * rows)
         cell, direction = draw(side * side, side * side), draw(4, 4)
         agent = jnp.stack(
@@ -103,38 +104,45 @@ def _attempt(
         )
         offsets = [draw(side, side) for _ in range(edges)]
         colours = [draw(C.NUM_COLORS, C.NUM_COLORS) for _ in range(edges)]
-        taken = jnp.zeros(size, bool)
-        objects = []
-        for _ in range(num_dists):
-            colour, kind = draw(C.NUM_COLORS, C.NUM_COLORS), draw(len(KINDS), len(KINDS))
+
+        # The objects, in a loop (one placement to compile, not num_dists): each in a
+        # uniform room, on a uniform cell of it not taken and not next to the agent.
+        def place_object(i: Array, digit: Digit, carry: tuple[Array, Array]) -> tuple[Array, Array]:
+            taken, objects = carry
+            colour, kind = digit(0, C.NUM_COLORS), digit(1, len(KINDS))
             # The room's cells as a list in the grid's order (x-major): its corner plus
             # constant offsets, none the agent's cell or next to it, none taken. The rank is
             # found among these, not by a count over the whole grid.
-            where = draw(cols * rows, cols * rows)
+            where = digit(2, cols * rows)
             x = where % cols * step + 1 + along_x
             y = where // cols * step + 1 + along_y
             cells = x * shape[1] + y
             far = jnp.abs(x - agent[0]) + jnp.abs(y - agent[1]) >= 2
             ok = far & ~taken[cells]
-            at = P.nth_listed(cells, ok, draw(jnp.sum(ok, dtype=jnp.int32), side * side), size)
+            at = P.nth_listed(cells, ok, digit(3, jnp.sum(ok, dtype=jnp.int32)), size)
             taken = taken | (jnp.arange(size) == at)
-            objects.append((at, KINDS[0] + kind, colour))
+            return taken, objects.at[i].set(jnp.stack([at, KINDS[0] + kind, colour]))
+
+        bounds = (C.NUM_COLORS, len(KINDS), cols * rows, side * side)
+        carry = (jnp.zeros(size, bool), jnp.zeros((num_dists, 3), jnp.int32))
+        _, objects = draw.loop(num_dists, bounds, place_object, carry)  # (cell, kind, colour)
         if action == V.Instr.OPEN:  # a door, uniform (MiniGrid lists each one twice)
             rank = draw(jnp.sum(doors, dtype=jnp.int32), edges)
             door = P.nth_true(doors, rank)
             target = (jnp.int32(C.DOOR), jnp.stack(colours)[door])
         else:
             pick = draw(num_dists, num_dists)
-            kinds = jnp.stack([o[1] for o in objects])
-            target = (kinds[pick], jnp.stack([o[2] for o in objects])[pick])
+            target = (objects[pick, 1], objects[pick, 2])
         return agent, direction, offsets, colours, objects, target
 
     agent, direction, offsets, colours, objects, target = sequential_draws(
         layout_key, program, budget=WIDE_DIGIT_BUDGET
     )
     grid = P.with_doors(room_grid, jnp.asarray(room_grid.walls()), doors, offsets, colours)
-    for at, kind, colour in objects:
-        grid = P.put(grid, at, (kind, colour, 0))
+    # Every object's cell is distinct, or past the grid when its room was full (dropped).
+    cells = jnp.concatenate([objects[:, 1:], jnp.zeros_like(objects[:, :1])], axis=1)
+    grid = grid.reshape(size, 3).at[objects[:, 0]].set(cells.astype(grid.dtype), mode="drop")
+    grid = grid.reshape((*shape, 3))
     kind = grid[..., 0]
     walked = reachable((kind != C.EMPTY) & (kind != C.DOOR), agent)
     everything = jnp.all(walked | (kind == C.EMPTY) | (kind == C.WALL))
