@@ -89,14 +89,13 @@ class Draws:
             for i in range(count):
                 init = _run(body, jnp.int32(i), init, bounds, lambda d, r: self(r, bounds[d]))
             return init
-        # The greedy packing of `Digits.draw`, replayed on the bounds: per digit, whether it
-        # starts a new word, and which.
+        # `Digits`' greedy packing of the loop's digits, worked out on the bounds: per digit,
+        # whether it starts a new word, and which (``digits.current`` comes from the carry).
         load = np.zeros((count, len(bounds)), bool)
         word = np.zeros((count, len(bounds)), np.int32)
         for i in range(count):
             for d, bound in enumerate(bounds):
-                load[i, d] = digits.used * bound > digits.budget
-                _advance(digits, bound)
+                load[i, d] = digits.reserve(bound)
                 word[i, d] = digits.index
         words = digits.words
         if words is None:  # counting: placeholder digits
@@ -117,15 +116,6 @@ class Draws:
 
         out, digits.current = lax.fori_loop(0, count, step, (init, digits.current))
         return out
-
-
-def _advance(digits: Digits[Any], bound: int) -> None:
-    """`Digits.draw`'s bookkeeping for one digit of ``bound``, without drawing it (the loop
-    draws it); ``digits.current`` is set from the loop's carry afterwards."""
-    if digits.used * bound > digits.budget:
-        digits.index, digits.used = digits.index + 1, 1
-    digits.used *= bound
-    digits.word_of.append(digits.index)
 
 
 def _run(

@@ -123,17 +123,25 @@ class Digits(Generic[_Words]):
         ``radix`` may be traced; ``bound`` is its static upper bound. Returns None when
         counting.
         """
-        if not 1 <= bound <= self.budget:
-            raise ValueError(f"radix bound {bound} outside [1, {self.budget}]")
-        if self.used * bound > self.budget:
-            self.index, self.used = self.index + 1, 1
-            self.current = None if self.words is None else self.words[self.index]
-        self.used *= bound
-        self.word_of.append(self.index)
+        if self.reserve(bound) and self.words is not None:
+            self.current = self.words[self.index]
         if self.current is None:  # counting: no words
             return None
         digit, self.current = _next_digit(self.current, radix)
         return digit
+
+    def reserve(self, bound: int) -> bool:
+        """Places the next digit (static ``bound``) in the packing, without drawing it:
+        whether it starts a new word (``index`` is then that word). `draw` calls it, and
+        `horizax.grid.draws.Draws.loop` to tabulate a loop's digits."""
+        if not 1 <= bound <= self.budget:
+            raise ValueError(f"radix bound {bound} outside [1, {self.budget}]")
+        starts = self.used * bound > self.budget
+        if starts:
+            self.index, self.used = self.index + 1, 1
+        self.used *= bound
+        self.word_of.append(self.index)
+        return starts
 
     @property
     def count(self) -> int:
