@@ -157,3 +157,45 @@ def test_draw_batch_draws_one_round_at_a_time():
         jax.make_jaxpr(lambda k: sparse_reset.draw_batch(initial_state, k, rounds=False))(keys)
     )
     assert f"u32[{batch},3]" in plain and "scan" not in plain
+
+
+@pytest.mark.parametrize("rounds", [True, False])
+@pytest.mark.parametrize("batch", [1, 5, 64, 100])
+def test_draw_is_the_plain_call_under_vmap_jit_and_scan(batch, rounds):
+    """`draw` changes how a batch is drawn, never what: vmap's states, also in a scan and
+    under a second vmap; unbatched it is the plain call."""
+    keys = jax.random.split(jax.random.PRNGKey(4), batch)
+    expected = jax.vmap(initial_state)(keys)
+    drawn = jax.jit(jax.vmap(lambda k: sparse_reset.draw(initial_state, k, rounds=rounds)))
+    jax.tree.map(np.testing.assert_array_equal, drawn(keys), expected)
+
+    def body(carry, k):
+        return carry, jax.vmap(lambda kk: sparse_reset.draw(initial_state, kk, rounds=rounds))(k)
+
+    _, scanned = jax.lax.scan(body, 0, jnp.stack([keys, keys[::-1]]))
+    jax.tree.map(np.testing.assert_array_equal, jax.tree.map(lambda x: x[0], scanned), expected)
+    nested = jax.vmap(jax.vmap(lambda k: sparse_reset.draw(initial_state, k, rounds=rounds)))
+    jax.tree.map(
+        np.testing.assert_array_equal,
+        nested(jnp.stack([keys, keys])),
+        jax.tree.map(lambda x: np.stack([x, x]), expected),
+    )
+    one = sparse_reset.draw(initial_state, keys[0], rounds=rounds)
+    jax.tree.map(np.testing.assert_array_equal, one, jax.tree.map(lambda x: x[0], expected))
+
+
+def test_draw_under_vmap_takes_the_shapes_the_autoreset_rounds_take():
+    """A batched `draw` traces the layout at the rounds' size (B = 64: rounds of 2), a batch
+    of one unbatched, as `reset_where`'s single-environment branch does, and a batch above
+    `DRAW_IN_ROUNDS_UP_TO` as a plain vmap."""
+    batch = 2 * sparse_reset.ROUND_FRACTION
+    keys = jax.random.split(jax.random.PRNGKey(0), batch)
+    text = str(jax.make_jaxpr(jax.vmap(lambda k: sparse_reset.draw(initial_state, k)))(keys))
+    assert "u32[2,3]" in text and "u32[64,3]" not in text
+    single = str(jax.make_jaxpr(jax.vmap(lambda k: sparse_reset.draw(initial_state, k)))(keys[:1]))
+    assert "u32[3]" in single and "u32[1,3]" not in single
+    plain = jax.make_jaxpr(jax.vmap(lambda k: sparse_reset.draw(initial_state, k, rounds=False)))
+    assert "u32[64,3]" in str(plain(keys))
+    large = jax.random.split(jax.random.PRNGKey(0), sparse_reset.DRAW_IN_ROUNDS_UP_TO + 1)
+    text = str(jax.make_jaxpr(jax.vmap(lambda k: sparse_reset.draw(initial_state, k)))(large))
+    assert f"u32[{len(large)},3]" in text and "scan" not in text

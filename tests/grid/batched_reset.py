@@ -41,7 +41,8 @@ def _no_observation(state: Any) -> jax.Array:
 
 def without_observation(env: Any) -> Any:
     """``env`` computing no observation (a gridworld; other environments as they are), and
-    with autoreset on: a reset never reads that flag, so both settings share one program."""
+    with autoreset on, so both settings share one program (a reset reads the flag only to
+    choose how a batch is drawn, `horizax.core.sparse_reset.draw`, with the same states)."""
     if isinstance(env, Environment):
         return env.replace(observation_fn=_no_observation, autoreset=True)
     return env

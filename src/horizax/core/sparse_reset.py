@@ -20,7 +20,8 @@ For a layout of a few elementwise operations (Memory's), the rounds buy nothing:
 layout for every environment fuses into the select, runs as fast, and compiles without the
 loop's dozen kernels. ``reset_where(..., rounds=False)`` is that plain select.
 
-`draw_batch` draws a whole batch's first layouts (the engine's `start_episodes`) in chunks of
+`draw_batch` draws a whole batch's first layouts (the engine's `start_episodes`; `draw` is the
+same rule as a per-environment function, for a ``jax.vmap``-ped reset) in chunks of
 one round's size: XLA:CPU compiles a layout's kernels once per shape, so a program that starts
 a batch and steps it with autoreset (a training loop, a benchmark's rollout) then compiles
 the layout once instead of twice. For the orbital games that is about 1.4 s of a 6.5 s
@@ -83,6 +84,52 @@ def draw_batch(initial_state: Callable[[Any], S], keys: Any, *, rounds: bool = T
 
     out = jax.lax.map(jax.vmap(initial_state), jax.tree.map(as_chunks, keys))
     return jax.tree.map(lambda x: x.reshape(chunks * size, *x.shape[2:])[:batch], out)
+
+
+# Batches up to this size are drawn in the rounds' shape by `draw`. Measured (benchmarks/
+# RESULTS.md, 2026-12-06 23:40 UTC): BabyAI rollouts then compile 4-10 s faster at B = 1 and
+# 64 at the same steps/s, but BossLevel's B = 1,024 rollout stepped 15-18% slower.
+DRAW_IN_ROUNDS_UP_TO = 64
+
+
+def draw(initial_state: Callable[[Any], S], key: Any, *, rounds: bool = True) -> S:
+    """``initial_state(key)``; under `vmap`, drawn as `draw_batch` draws a batch.
+
+    A batched reset of at most `DRAW_IN_ROUNDS_UP_TO` environments then runs its layout in
+    the shape `reset_where`'s rounds run it (one environment: unbatched, as the
+    single-environment branch), so a program that resets a batch and steps it with
+    autoreset compiles the layout's kernels once. Larger batches are a plain `vmap`.
+
+    Args:
+        initial_state: ``key -> state``, pure.
+        key: the key (or pytree of arrays) ``initial_state`` takes.
+        rounds: False: a plain call (a plain `vmap` under `vmap`).
+
+    Returns:
+        ``initial_state(key)``, under `vmap` with a leading batch axis.
+    """
+    initial_state = jax.jit(initial_state)
+    if not rounds:
+        return initial_state(key)
+
+    @custom_vmap
+    def one(key: Any) -> S:
+        return initial_state(key)
+
+    @one.def_vmap
+    def batched(axis_size: int, in_batched: list[Any], key: Any) -> tuple[S, Any]:
+        (key_batched,) = in_batched
+        key = jax.tree.map(lambda k, b: _broadcast(k, b, axis_size), key, key_batched)
+        if axis_size == 1:
+            single = initial_state(jax.tree.map(lambda k: k[0], key))
+            out = jax.tree.map(lambda x: x[None], single)
+        elif axis_size > DRAW_IN_ROUNDS_UP_TO:
+            out = jax.vmap(initial_state)(key)
+        else:
+            out = draw_batch(initial_state, key)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return one(key)
 
 
 SMALL_ROW = 16  # fields with at most this many elements per environment are selected

@@ -28,7 +28,7 @@ import numpy as np
 from jax import Array
 
 from horizax.core import episode as engine
-from horizax.core import episode_keys
+from horizax.core import episode_keys, sparse_reset
 from horizax.core.checks import check_key, check_unbatched, int_in_range
 from horizax.core.spaces import Box, Discrete, check_action
 from horizax.core.staged import staged_step
@@ -342,10 +342,16 @@ class Environment:
     def reset(self, key: Array) -> Timestep:
         """First timestep of an episode drawn from ``key``.
 
+        Under `jax.vmap` with autoreset on, a batch of up to 64 environments draws its
+        layouts in chunks of the autoreset rounds' size (`horizax.core.sparse_reset.draw`),
+        so a program that resets the batch and steps it compiles the layout once, not
+        twice; the timesteps are ``vmap``'s, key for key.
+
         Args:
             key: a PRNG key (``jax.random.PRNGKey`` or ``jax.random.key``).
         """
-        state = self.initial_state(key)
+        rounds = self.autoreset and self.autoreset_rounds
+        state = sparse_reset.draw(self.initial_state, key, rounds=rounds)
         return Timestep(
             observation=self.observation_fn(state),
             action=jnp.int32(-1),
