@@ -199,3 +199,19 @@ def test_draw_under_vmap_takes_the_shapes_the_autoreset_rounds_take():
     large = jax.random.split(jax.random.PRNGKey(0), sparse_reset.DRAW_IN_ROUNDS_UP_TO + 1)
     text = str(jax.make_jaxpr(jax.vmap(lambda k: sparse_reset.draw(initial_state, k)))(large))
     assert f"u32[{len(large)},3]" in text and "scan" not in text
+
+
+def test_an_eager_unbatched_draw_is_the_plain_call():
+    """Outside any transformation `draw` calls the function on the concrete key: wrapping it
+    in a fresh `jax.jit` would compile a program on every eager reset."""
+    seen = []
+
+    def recorded(key):
+        seen.append(isinstance(key, jax.core.Tracer))
+        return initial_state(key)
+
+    key = jax.random.PRNGKey(2)
+    out = sparse_reset.draw(recorded, key)
+    jax.tree.map(np.testing.assert_array_equal, out, initial_state(key))
+    jax.vmap(lambda k: sparse_reset.draw(recorded, k))(jax.random.split(key, 4))
+    assert seen[0] is False and seen[1] is True

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import jax
 import jax.numpy as jnp
 from jax import Array
+from jax.core import Tracer
 from jax.custom_batching import custom_vmap
 
 S = TypeVar("S")
@@ -86,9 +87,9 @@ def draw_batch(initial_state: Callable[[Any], S], keys: Any, *, rounds: bool = T
     return jax.tree.map(lambda x: x.reshape(chunks * size, *x.shape[2:])[:batch], out)
 
 
-# Batches up to this size are drawn in the rounds' shape by `draw`. Measured (benchmarks/
-# RESULTS.md, 2026-12-06 23:40 UTC): BabyAI rollouts then compile 4-10 s faster at B = 1 and
-# 64 at the same steps/s, but BossLevel's B = 1,024 rollout stepped 15-18% slower.
+# Batches up to this size are drawn in the rounds' shape by `draw`: measured faster to compile
+# at B = 1 and 64 with the same steps/s, while a B = 1,024 BabyAI rollout stepped slower
+# (benchmarks/RESULTS.md, "a vmapped reset in the rounds' shape").
 DRAW_IN_ROUNDS_UP_TO = 64
 
 
@@ -108,9 +109,11 @@ def draw(initial_state: Callable[[Any], S], key: Any, *, rounds: bool = True) ->
     Returns:
         ``initial_state(key)``, under `vmap` with a leading batch axis.
     """
-    initial_state = jax.jit(initial_state)
-    if not rounds:
+    # A concrete key is an eager, unbatched call: the plain call, which runs the family's
+    # own jitted parts without compiling anything new (wrapped, every call would recompile).
+    if not rounds or not any(isinstance(k, Tracer) for k in jax.tree.leaves(key)):
         return initial_state(key)
+    initial_state = jax.jit(initial_state)
 
     @custom_vmap
     def one(key: Any) -> S:
