@@ -174,7 +174,9 @@ def test_draw_is_the_plain_call_under_vmap_jit_and_scan(batch, rounds):
 
     _, scanned = jax.lax.scan(body, 0, jnp.stack([keys, keys[::-1]]))
     jax.tree.map(np.testing.assert_array_equal, jax.tree.map(lambda x: x[0], scanned), expected)
-    nested = jax.vmap(jax.vmap(lambda k: sparse_reset.draw(initial_state, k, rounds=rounds)))
+    nested = jax.jit(
+        jax.vmap(jax.vmap(lambda k: sparse_reset.draw(initial_state, k, rounds=rounds)))
+    )
     jax.tree.map(
         np.testing.assert_array_equal,
         nested(jnp.stack([keys, keys])),
@@ -215,3 +217,43 @@ def test_an_eager_unbatched_draw_is_the_plain_call():
     jax.tree.map(np.testing.assert_array_equal, out, initial_state(key))
     jax.vmap(lambda k: sparse_reset.draw(recorded, k))(jax.random.split(key, 4))
     assert seen[0] is False and seen[1] is True
+
+
+def compiled_while(fn):
+    """How many XLA programs ``fn()`` compiles."""
+    events = []
+
+    def listen(name, _seconds, **_):
+        if name == "/jax/core/compile/backend_compile_duration":
+            events.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        fn()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    return len(events)
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_an_eager_vmapped_draw_compiles_nothing_new(nested):
+    """Eagerly `vmap`-ped (once or twice), `draw` is the plain call: a second call with new
+    keys reuses every compiled program. The rounds' rule, wrapped afresh on every call, would
+    compile its programs again each time."""
+    batched = jax.vmap(lambda k: sparse_reset.draw(initial_state, k))
+    if nested:
+        batched = jax.vmap(batched)
+
+    def keys(seed):
+        k = jax.random.split(jax.random.PRNGKey(seed), 8)
+        return k.reshape(2, 4, -1) if nested else k
+
+    first = batched(keys(0))
+    expected = jax.vmap(initial_state)(keys(0).reshape(8, -1))
+    flat = jax.tree.map(lambda x: x.reshape(8, *x.shape[2:]) if nested else x, first)
+    jax.tree.map(np.testing.assert_array_equal, flat, expected)
+    assert compiled_while(lambda: jax.block_until_ready(batched(keys(1)))) == 0
+    # Inside jit the rounds' rule is used, and compiled once like any jitted program.
+    jitted = jax.jit(batched)
+    jitted(keys(0))
+    assert compiled_while(lambda: jax.block_until_ready(jitted(keys(1)))) == 0

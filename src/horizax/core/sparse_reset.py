@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 from jax.core import Tracer
 from jax.custom_batching import custom_vmap
@@ -93,13 +94,29 @@ def draw_batch(initial_state: Callable[[Any], S], keys: Any, *, rounds: bool = T
 DRAW_IN_ROUNDS_UP_TO = 64
 
 
+def _eager(tree: Any) -> bool:
+    """Whether every leaf of ``tree`` is a concrete array, seen through eager `vmap`s.
+
+    A `vmap`'s tracer holds its batched value in ``val``: an array when the `vmap` runs
+    eagerly, a tracer (or a jaxpr variable) inside `jit`, `scan` or a nested transformation.
+    Any other tracer counts as traced, which only costs the eager shortcut.
+    """
+    for leaf in jax.tree.leaves(tree):
+        while isinstance(leaf, Tracer):
+            leaf = getattr(leaf, "val", None)
+        if not isinstance(leaf, (jax.Array, np.ndarray)):
+            return False
+    return True
+
+
 def draw(initial_state: Callable[[Any], S], key: Any, *, rounds: bool = True) -> S:
     """``initial_state(key)``; under `vmap`, drawn as `draw_batch` draws a batch.
 
     A batched reset of at most `DRAW_IN_ROUNDS_UP_TO` environments then runs its layout in
     the shape `reset_where`'s rounds run it (one environment: unbatched, as the
     single-environment branch), so a program that resets a batch and steps it with
-    autoreset compiles the layout's kernels once. Larger batches are a plain `vmap`.
+    autoreset compiles the layout's kernels once. Larger batches are a plain `vmap`, and so
+    is an eager (un-jitted) `vmap`, which has no later program to share kernels with.
 
     Args:
         initial_state: ``key -> state``, pure.
@@ -109,9 +126,10 @@ def draw(initial_state: Callable[[Any], S], key: Any, *, rounds: bool = True) ->
     Returns:
         ``initial_state(key)``, under `vmap` with a leading batch axis.
     """
-    # A concrete key is an eager, unbatched call: the plain call, which runs the family's
-    # own jitted parts without compiling anything new (wrapped, every call would recompile).
-    if not rounds or not any(isinstance(k, Tracer) for k in jax.tree.leaves(key)):
+    # Outside any compiled trace (an eager call, eagerly `vmap`-ped or not) the plain call runs
+    # the family's own jitted parts without compiling anything new; the wrapped rule would be
+    # traced and compiled afresh on every call.
+    if not rounds or _eager(key):
         return initial_state(key)
     initial_state = jax.jit(initial_state)
 
