@@ -235,21 +235,23 @@ def compiled_while(fn):
     return len(events)
 
 
+@pytest.mark.parametrize("typed", [False, True])
 @pytest.mark.parametrize("nested", [False, True])
-def test_an_eager_vmapped_draw_compiles_nothing_new(nested):
+def test_an_eager_vmapped_draw_compiles_nothing_new(nested, typed):
     """Eagerly `vmap`-ped (once or twice), `draw` is the plain call: a second call with new
-    keys reuses every compiled program. The rounds' rule, wrapped afresh on every call, would
-    compile its programs again each time."""
+    keys (raw or typed) reuses every compiled program. The rounds' rule, wrapped afresh on
+    every call, would compile its programs again each time."""
     batched = jax.vmap(lambda k: sparse_reset.draw(initial_state, k))
     if nested:
         batched = jax.vmap(batched)
 
     def keys(seed):
-        k = jax.random.split(jax.random.PRNGKey(seed), 8)
-        return k.reshape(2, 4, -1) if nested else k
+        k = jax.random.split(jax.random.key(seed) if typed else jax.random.PRNGKey(seed), 8)
+        return k.reshape(2, 4, *k.shape[1:]) if nested else k
 
     first = batched(keys(0))
-    expected = jax.vmap(initial_state)(keys(0).reshape(8, -1))
+    flat_keys = keys(0).reshape(8, *keys(0).shape[2:]) if nested else keys(0)
+    expected = jax.vmap(initial_state)(flat_keys)
     flat = jax.tree.map(lambda x: x.reshape(8, *x.shape[2:]) if nested else x, first)
     jax.tree.map(np.testing.assert_array_equal, flat, expected)
     assert compiled_while(lambda: jax.block_until_ready(batched(keys(1)))) == 0
