@@ -10,6 +10,7 @@ page's parameter table. The screenshots are kept as test artifacts in
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -102,10 +103,30 @@ def browser() -> Iterator[object]:
         driver.quit()
 
 
+def _wait_until_loaded(browser: object, seconds: float = 60.0) -> None:
+    """Waits for the page and its pictures to finish loading, for at most ``seconds``.
+
+    ``get`` returned with ``document.readyState`` still ``loading`` once, in a full suite run
+    with both cores compiling; a page that never finishes still fails the test's checks.
+    """
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with contextlib.suppress(TimeoutException):
+        WebDriverWait(browser, seconds).until(lambda driver: driver.execute_script(_LOADED))
+
+
+_LOADED = (
+    "return document.readyState === 'complete'"
+    " && Array.from(document.images).every(i => i.complete);"
+)
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_page_renders_with_pictures_and_code(name: str, served_site: str, browser):
     path, needs_picture = PAGES[name]
     browser.get(served_site + path)
+    _wait_until_loaded(browser)
     report = browser.execute_script(_PAGE_REPORT)
     browser.save_screenshot(str(_artifacts() / f"{name}.png"))
     assert report["ready"] == "complete", f"{name}: page did not finish loading"
