@@ -53,6 +53,11 @@ return {
   title: document.title,
 };
 """
+# What `_wait_until_loaded` waits for: the document and every picture loaded.
+_LOADED = (
+    "return document.readyState === 'complete'"
+    " && Array.from(document.images).every(i => i.complete);"
+)
 
 
 def _artifacts() -> pathlib.Path:
@@ -114,12 +119,6 @@ def _wait_until_loaded(browser: object, seconds: float = 60.0) -> None:
 
     with contextlib.suppress(TimeoutException):
         WebDriverWait(browser, seconds).until(lambda driver: driver.execute_script(_LOADED))
-
-
-_LOADED = (
-    "return document.readyState === 'complete'"
-    " && Array.from(document.images).every(i => i.complete);"
-)
 
 
 @pytest.mark.parametrize("name", list(PAGES))
