@@ -54,19 +54,19 @@ def object_encoding(obj: Any) -> tuple[int, int, int]:
     if obj.type == "box" and obj.contains is not None:
         content = obj.contains.encode()
         return cells.box_cell(int(obj.encode()[1]), (int(content[0]), int(content[1])))
-    kind, colour, status = (int(v) for v in obj.encode())
-    return kind, colour, status
+    kind, colour, status = obj.encode()
+    return int(kind), int(colour), int(status)
 
 
 def grid_encoding(mg: Any) -> np.ndarray:
     """u8[W, H, 3]: MiniGrid env ``mg``'s ``grid.encode()`` with box contents filled in."""
-    grid = np.array(mg.grid.encode(), dtype=np.uint8)
-    for x in range(mg.grid.width):
-        for y in range(mg.grid.height):
-            obj = mg.grid.get(x, y)
-            if obj is not None and obj.type == "box":
-                grid[x, y] = object_encoding(obj)
-    return grid
+    grid = mg.grid
+    # One pass over MiniGrid's row-major cell list (index y * width + x), each cell encoded
+    # once: half the time of `Grid.encode` (which writes the array cell by cell) plus a
+    # second pass for the boxes, and tests convert hundreds of thousands of grids.
+    codes = [object_encoding(obj) for obj in grid.grid]
+    rows = np.array(codes, dtype=np.uint8).reshape(grid.height, grid.width, 3)
+    return np.ascontiguousarray(rows.transpose(1, 0, 2))
 
 
 def carried_encoding(mg: Any) -> np.ndarray:
