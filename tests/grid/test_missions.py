@@ -49,6 +49,22 @@ def test_encode_is_jittable_and_batches_render_as_lists():
     np.testing.assert_array_equal(batch[:, missions.X], [0, 1, 2])
 
 
+def test_concrete_arguments_give_the_traced_mission():
+    """Concrete values take a numpy path (one transfer): the same i32 array as the traced one,
+    whatever mix of Python, numpy and JAX scalars, and a value beyond int32 still raises."""
+    kwargs = dict(color=np.int64(3), kind=jnp.int32(C.KEY), color2=np.uint8(2), kind2=6)
+    positions = dict(pos=(np.int64(7), 8), pos2=jnp.array([4, 5]))
+    eager = missions.encode(Template.PUT_NEAR, variant=1, **kwargs, **positions)
+    traced = jax.jit(lambda kw, ps: missions.encode(Template.PUT_NEAR, variant=1, **kw, **ps))(
+        kwargs, positions
+    )
+    assert isinstance(eager, jax.Array) and eager.dtype == traced.dtype == jnp.int32
+    np.testing.assert_array_equal(eager, traced)
+    np.testing.assert_array_equal(eager, [Template.PUT_NEAR, 3, C.KEY, 2, 6, 1, 7, 8, 4, 5])
+    with pytest.raises(OverflowError):
+        missions.encode(Template.FETCH, color=2**40)
+
+
 def test_mission_text_errors():
     with pytest.raises(ValueError, match="colour"):
         missions.mission_text(missions.encode(Template.GO_TO_DOOR, color=9))
