@@ -25,13 +25,13 @@ from typing import Any
 from jax._src.interpreters import pxla
 
 from horizax.core.compile_options import EMITTER_OPTION as OPTION
-from horizax.core.compile_options import has_transcendental
+from horizax.core.compile_options import has_transcendental, operations_text
 
 
 def _choosing(original: Callable[..., Any]) -> Callable[..., Any]:
     def create_compile_options(computation: Any, *args: Any) -> Any:
         *rest, compiler_options = args
-        if OPTION not in compiler_options and not has_transcendental(str(computation)):
+        if OPTION not in compiler_options and not has_transcendental(operations_text(computation)):
             compiler_options = {**compiler_options, OPTION: False}
         return original(computation, *rest, compiler_options)
 

@@ -11,6 +11,7 @@ from horizax.bench.harness import make_scan_rollout
 from horizax.core.compile_options import (
     EMITTER_OPTION,
     has_transcendental,
+    operations_text,
     quick_compile_options,
 )
 
@@ -29,6 +30,15 @@ def test_transcendental_float_programs_are_told_apart_from_the_rest():
     assert not has_transcendental(_lowered(env.reset, jax.random.PRNGKey(0)).as_text())
     orbital = horizax.make("Orbital-LadyBanditGuard-v0")
     assert has_transcendental(_lowered(orbital.reset, jax.random.PRNGKey(0)).as_text())
+
+
+def test_operations_text_elides_large_constants_and_keeps_every_operation():
+    table = jnp.asarray(np.arange(4096, dtype=np.float32).reshape(64, 64))
+    for fn, transcendental in ((lambda v: jnp.sin(v) + table, True), (lambda v: v + table, False)):
+        lowered = _lowered(fn, jnp.ones((64, 64), jnp.float32))
+        whole, short = lowered.as_text(), operations_text(lowered.compiler_ir())
+        assert len(short) < len(whole) / 10, "the constant was printed whole"
+        assert has_transcendental(short) == has_transcendental(whole) == transcendental
 
 
 def test_only_programs_without_transcendentals_get_the_older_emitters():

@@ -35,6 +35,19 @@ def has_transcendental(module_text: str) -> bool:
     return _TRANSCENDENTAL.search(module_text) is not None
 
 
+def operations_text(module: Any) -> str:
+    """A program's StableHLO text with its large constants elided, for `has_transcendental`.
+
+    Printed whole, a program's constants can dwarf its operations (a frame renderer's tile
+    images: 12 MB of text where the operations take 35 kB), and the search then costs more
+    than it saves. Constants hold no operation, so the answer is the same.
+
+    Args:
+        module: the program's MLIR module, e.g. ``jax.jit(f).lower(x).compiler_ir()``.
+    """
+    return module.operation.get_asm(large_elements_limit=16)
+
+
 def quick_compile_options(lowered: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
     """``options`` plus XLA:CPU's older loop emitters where they cannot change a result.
 
@@ -51,6 +64,6 @@ def quick_compile_options(lowered: Any, options: dict[str, Any] | None = None) -
     options = dict(options or {})
     if jax.default_backend() != "cpu" or EMITTER_OPTION in options:
         return options
-    if not has_transcendental(lowered.as_text()):
+    if not has_transcendental(operations_text(lowered.compiler_ir())):
         options[EMITTER_OPTION] = False
     return options
