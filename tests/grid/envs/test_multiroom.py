@@ -97,7 +97,9 @@ def chain_features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
     feats: dict[str, list] = {}
 
     def add(name: str, value: int) -> None:
-        feats.setdefault(name, [-1] * n)[i] = value
+        if name not in feats:  # (not `setdefault`, which would build the list on every call)
+            feats[name] = [-1] * n
+        feats[name][i] = value
 
     for i in range(n):
         grid, agent = layouts.grid[i], layouts.agent_pos[i]
