@@ -30,7 +30,8 @@ def has_transcendental(module_text: str) -> bool:
     """Whether a program's StableHLO text holds a transcendental float op.
 
     Args:
-        module_text: the program's StableHLO, e.g. ``jax.jit(f).lower(x).as_text()``.
+        module_text: the program's StableHLO, e.g. ``jax.jit(f).lower(x).as_text()``, or
+            `operations_text` of it (the same answer, without printing large constants).
     """
     return _TRANSCENDENTAL.search(module_text) is not None
 
