@@ -6,8 +6,11 @@ reset, the scan, T x B action draws and the observation checksum), the same for 
 library. ``probe`` is `probe_empty.py`'s bare Empty-8x8 (three fields of state, a constant
 grid) in that harness: the compile time of a rollout that does almost nothing. When a
 quarter of navix's time is at or below the probe's, no environment can meet the ratio in
-this harness. Each figure is the median of ``--repeats`` fresh processes
-(`compile_times.cold_compile`). Run from the peer venv, alone on an idle machine::
+this harness. Where the id has a bare probe of its own task (`TASK_PROBES`: MemoryS13's
+`probe_memory.py`), that is compiled too: when a quarter of navix's time is below it, no
+implementation of the task meets the ratio here. Each figure is the median of ``--repeats``
+fresh processes (`compile_times.cold_compile`), taken in rounds over all the programs. Run
+from the peer venv, alone on an idle machine::
 
     python benchmarks/compile_floor.py --envs MiniGrid-MemoryS13-v0 MiniGrid-Fetch-8x8-N3-v0
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +32,11 @@ def navix_id(env_id: str) -> str:
     return env_id.replace("MiniGrid-", "Navix-", 1)
 
 
+# Ids with a bare probe of their own task (``compile_times.PROBES``): its compile is what any
+# implementation of the task pays in this harness.
+TASK_PROBES = {"MiniGrid-MemoryS13-v0": "probe_memory"}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--envs", nargs="+", default=["MiniGrid-MemoryS13-v0"])
@@ -35,31 +44,54 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
-    B, T, n = args.batch, args.steps, args.repeats
-    probe = cold_compile("rollout", "probe", "probe", "symbolic", B, T, n)
-    print(json.dumps({"program": "probe", **probe}), flush=True)
+    B, T = args.batch, args.steps
+    programs = [("probe", "probe", "probe")]
+    for env_id in args.envs:
+        programs += [("horizax", env_id, env_id), ("navix", navix_id(env_id), env_id)]
+        if env_id in TASK_PROBES:
+            programs.append((TASK_PROBES[env_id], env_id, env_id))
+    # Rounds over every program, so a slow minute of the machine weighs on all alike.
+    times: dict[tuple[str, str], list[float]] = {}
+    for _ in range(args.repeats):
+        for lib, name, env_id in programs:
+            value = cold_compile("rollout", lib, name, "symbolic", B, T, 1)["median_s"]
+            times.setdefault((lib, env_id), []).append(value)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(json.dumps({"program": "probe", "median_s": med["probe", "probe"],
+                      "all_s": times["probe", "probe"]}), flush=True)  # fmt: skip
     rows = []
     for env_id in args.envs:
-        ours = cold_compile("rollout", "horizax", env_id, "symbolic", B, T, n)
-        peer = cold_compile("rollout", "navix", navix_id(env_id), "symbolic", B, T, n)
+        task = TASK_PROBES.get(env_id)
         row = {
             "env": env_id,
-            "horizax_s": ours["median_s"],
-            "navix_s": peer["median_s"],
-            "ratio": ours["median_s"] / peer["median_s"],
-            "quarter_of_navix_s": peer["median_s"] / 4,
-            "probe_s": probe["median_s"],
-            "probe_ratio": probe["median_s"] / peer["median_s"],
-            "all": {"horizax": ours["all_s"], "navix": peer["all_s"], "probe": probe["all_s"]},
+            "B": B,
+            "horizax_s": med["horizax", env_id],
+            "navix_s": med["navix", env_id],
+            "ratio": med["horizax", env_id] / med["navix", env_id],
+            "quarter_of_navix_s": med["navix", env_id] / 4,
+            "probe_s": med["probe", "probe"],
+            "probe_ratio": med["probe", "probe"] / med["navix", env_id],
+            "task_probe_s": med[task, env_id] if task else None,
+            "task_probe_ratio": med[task, env_id] / med["navix", env_id] if task else None,
+            "all": {lib: v for (lib, e), v in times.items() if e in (env_id, "probe")},
         }
         print(json.dumps(row), flush=True)
         rows.append(row)
-    print("\n| env | horizax s | navix s | ratio | navix / 4 | probe s | probe / navix |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "\n| env | horizax s | navix s | ratio | navix / 4 | probe s | probe / navix "
+        "| task probe s | task probe / navix |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
+        task = (
+            f"{r['task_probe_s']:.2f} | {r['task_probe_ratio']:.2f}"
+            if r["task_probe_s"] is not None
+            else "- | -"
+        )
         print(
             f"| {r['env']} | {r['horizax_s']:.2f} | {r['navix_s']:.2f} | {r['ratio']:.2f} | "
-            f"{r['quarter_of_navix_s']:.2f} | {r['probe_s']:.2f} | {r['probe_ratio']:.2f} |"
+            f"{r['quarter_of_navix_s']:.2f} | {r['probe_s']:.2f} | {r['probe_ratio']:.2f} "
+            f"| {task} |"
         )
 
 

@@ -32,6 +32,8 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 MARKER = "@@COMPILE@@ "
 KINDS = ("rollout", "reset_step")
+# ``lib`` values that name a bare probe (the env id is not read): Empty-8x8 and MemoryS13.
+PROBES = {"probe": "probe_empty", "probe_memory": "probe_memory"}
 
 
 def _warm_up_backend() -> None:
@@ -58,10 +60,10 @@ def measure_once(kind: str, lib: str, env_id: str, obs: str, B: int, T: int) -> 
     import jax.numpy as jnp
 
     _warm_up_backend()
-    if kind == "rollout" and lib == "probe":  # the bare Empty-8x8 of probe_empty.py
-        import probe_empty
+    if kind == "rollout" and lib in PROBES:  # a bare dense-array task (probe_*.py)
+        import importlib
 
-        rollout = probe_empty.probe_rollout(B, T)
+        rollout = importlib.import_module(PROBES[lib]).probe_rollout(B, T)
         start = time.perf_counter()
         jax.jit(rollout).lower(jax.random.PRNGKey(0)).compile()
         return time.perf_counter() - start
