@@ -145,6 +145,32 @@ def test_stepped_rollout_is_the_scanned_rollout():
         np.testing.assert_array_equal(np.asarray(x), y)
 
 
+def test_stepped_rollouts_of_one_action_space_share_one_inputs_program():
+    # The random actions and keys of a stepped rollout depend on the action space and the
+    # length only, so every id with MiniGrid's seven actions draws them with one program
+    # (once one per call: 0.2 s of compile in each check_env).
+    compiles = []
+
+    def listen(name, secs, **_):
+        if name.endswith("backend_compile_duration"):
+            compiles.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        for env_id, expected in (("MiniGrid-Empty-5x5-v0", None), ("MiniGrid-Empty-6x6-v0", 0)):
+            driver = grid_driver(horizax.make(env_id))
+            reset, step = jax.jit(driver.reset), jax.jit(driver.step)
+            key = jax.random.PRNGKey(1)
+            first = reset(key)
+            jax.block_until_ready(step(key, first, jnp.int32(0)))  # compiled before counting
+            del compiles[:]
+            stepped_rollout(driver, reset, step, jax.random.PRNGKey(7), 13)
+            if expected is not None:
+                assert len(compiles) == expected, f"{env_id}: {len(compiles)} programs compiled"
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+
+
 def test_observation_checks_reject_nan_and_read_text_spaces():
     # Found while writing tests/test_properties.py: a NaN compares False with both bounds,
     # so it passed as inside an unbounded Box; a Text space (the gridworld's mission) raised

@@ -24,6 +24,7 @@ Failures raise `AssertionError` naming the broken property.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -124,16 +125,30 @@ class Rollout(NamedTuple):
     outs: Any
 
 
-def _rollout_inputs(driver: Driver, key: Array, num_steps: int) -> tuple[Array, Array, Array]:
+def _rollout_inputs(action_space: Any, key: Array, num_steps: int) -> tuple[Array, Array, Array]:
     """The reset key, the ``num_steps`` random actions and the step keys of a rollout."""
     reset_key, action_key, step_key = jax.random.split(key, 3)
-    actions = driver.action_space.sample(action_key, (num_steps,))
+    actions = action_space.sample(action_key, (num_steps,))
     return reset_key, actions, jax.random.split(step_key, num_steps)
+
+
+@functools.lru_cache(maxsize=16)
+def _jitted_rollout_inputs(action_space: Any, num_steps: int) -> Callable[[Array], Any]:
+    # One program per action space and length, not one per call: the checks of every
+    # environment with, say, seven discrete actions draw their inputs with it.
+    return jax.jit(lambda key: _rollout_inputs(action_space, key, num_steps))
+
+
+def _inputs_program(action_space: Any, num_steps: int) -> Callable[[Array], Any]:
+    try:
+        return _jitted_rollout_inputs(action_space, num_steps)
+    except TypeError:  # an unhashable space (a Box with array bounds)
+        return jax.jit(lambda key: _rollout_inputs(action_space, key, num_steps))
 
 
 def rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
     """``num_steps`` uniformly random actions from a reset, as one `jax.lax.scan`."""
-    reset_key, actions, keys = _rollout_inputs(driver, key, num_steps)
+    reset_key, actions, keys = _rollout_inputs(driver.action_space, key, num_steps)
     first = driver.reset(reset_key)
 
     def body(out: Any, inputs: tuple[Array, Array]) -> tuple[Any, Any]:
@@ -164,7 +179,7 @@ def stepped_rollout(
     Returns:
         The same `Rollout` as ``rollout(driver, key, num_steps)``, as numpy arrays.
     """
-    reset_key, actions, keys = jax.jit(lambda k: _rollout_inputs(driver, k, num_steps))(key)
+    reset_key, actions, keys = _inputs_program(driver.action_space, num_steps)(key)
     first = reset(reset_key)
     out, outs = first, []
     for i in range(num_steps):
