@@ -32,8 +32,13 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 MARKER = "@@COMPILE@@ "
 KINDS = ("rollout", "reset_step")
-# ``lib`` values that name a bare probe (the env id is not read): Empty-8x8 and MemoryS13.
-PROBES = {"probe": "probe_empty", "probe_memory": "probe_memory"}
+# ``lib`` values that name a bare probe (the env id is not read): Empty-8x8 and MemoryS13
+# (``probe_memory_hash``: its layout drawn without Threefry), as (module, keyword arguments).
+PROBES = {
+    "probe": ("probe_empty", {}),
+    "probe_memory": ("probe_memory", {}),
+    "probe_memory_hash": ("probe_memory", {"threefry": False}),
+}
 
 
 def _warm_up_backend() -> None:
@@ -63,9 +68,11 @@ def measure_once(kind: str, lib: str, env_id: str, obs: str, B: int, T: int) -> 
     if kind == "rollout" and lib in PROBES:  # a bare dense-array task (probe_*.py)
         import importlib
 
-        rollout = importlib.import_module(PROBES[lib]).probe_rollout(B, T)
+        module, kwargs = PROBES[lib]
+        rollout = importlib.import_module(module).probe_rollout(B, T, **kwargs)
+        key = jax.random.key(0) if module == "probe_memory" else jax.random.PRNGKey(0)
         start = time.perf_counter()
-        jax.jit(rollout).lower(jax.random.PRNGKey(0)).compile()
+        jax.jit(rollout).lower(key).compile()
         return time.perf_counter() - start
     if kind == "rollout":
         from compare import _make

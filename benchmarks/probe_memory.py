@@ -28,12 +28,14 @@ peer venv for ``--navix``::
 
     python benchmarks/probe_memory.py --batch 1 64 1024 8192 --steps 1000 --rounds 3 --navix
 
-`compile_floor.py --probe memory` compiles it in fresh processes next to horizax and navix.
+`compile_floor.py` compiles it in fresh processes next to horizax and navix, with its layout
+drawn by Threefry (key for key with horizax) and by a cheap hash (``threefry=False``).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import sys
@@ -92,20 +94,30 @@ class MemoryProbeState(NamedTuple):
     observation: jax.Array
 
 
-def _layout(key: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+def _layout(key: jax.Array, threefry: bool = True) -> tuple[jax.Array, jax.Array, jax.Array]:
     """``(position, start kind, top kind)`` of the episode drawn from ``key``, horizax's
-    draws (`horizax.grid.envs.memory.memory_layout` with a fixed hallway)."""
+    draws (`horizax.grid.envs.memory.memory_layout` with a fixed hallway).
+
+    ``threefry=False`` takes the random word from a multiplicative hash of the key's data
+    instead of Threefry: other layouts (the same distribution, up to the hash's quality),
+    to measure what the cipher costs the compile.
+    """
     from horizax.core.threefry import random_bits
     from horizax.grid.sampling import mixed_radix
 
-    agent, start, order = mixed_radix(random_bits(key), HALLWAY_END, 2, 2)
+    if threefry:
+        word = random_bits(key)
+    else:
+        data = jax.random.key_data(key)
+        word = (data[1] ^ (data[0] >> 7)) * jnp.uint32(0x9E3779B1)
+    agent, start, order = mixed_radix(word, HALLWAY_END, 2, 2)
     pos = jnp.stack([1 + agent, jnp.int32(MID)])
     return pos, jnp.where(start == 0, KEY, BALL), jnp.where(order == 0, BALL, KEY)
 
 
-def probe_reset(key: jax.Array) -> MemoryProbeState:
-    """The first state of the episode drawn from ``key``."""
-    pos, start_kind, top_kind = _layout(key)
+def probe_reset(key: jax.Array, threefry: bool = True) -> MemoryProbeState:
+    """The first state of the episode drawn from ``key`` (typed, `jax.random.key`)."""
+    pos, start_kind, top_kind = _layout(key, threefry)
     direction = jnp.int32(0)
     observation = _observe(pos, direction, start_kind, top_kind)
     return MemoryProbeState(
@@ -124,7 +136,9 @@ def _walkable(cell: jax.Array) -> jax.Array:
     return start_room | hallway | corridor
 
 
-def probe_step(state: MemoryProbeState, action: jax.Array) -> MemoryProbeState:
+def probe_step(
+    state: MemoryProbeState, action: jax.Array, threefry: bool = True
+) -> MemoryProbeState:
     """Left (0), right (1), forward (2); a finished episode restarts, ignoring the action."""
     from horizax.core.episode_keys import next_episode_key
 
@@ -142,7 +156,7 @@ def probe_step(state: MemoryProbeState, action: jax.Array) -> MemoryProbeState:
     ended = terminated | (t >= MAX_STEPS)
     # NEXT_STEP autoreset, a select every step.
     key = jnp.where(state.done, next_episode_key(state.key), state.key)
-    new_pos, new_start, new_top = _layout(key)
+    new_pos, new_start, new_top = _layout(key, threefry)
     pos = jnp.where(state.done, new_pos, pos)
     direction = jnp.where(state.done, 0, direction)
     start_kind = jnp.where(state.done, new_start, state.start_kind)
@@ -176,13 +190,14 @@ def _observe(
     return grid.at[pos[0], pos[1]].set(agent)
 
 
-def probe_rollout(batch: int, steps: int) -> Any:
-    """The probe's un-jitted harness rollout (actions drawn from MiniGrid's seven)."""
+def probe_rollout(batch: int, steps: int, threefry: bool = True) -> Any:
+    """The probe's un-jitted harness rollout (actions drawn from MiniGrid's seven), called
+    with a typed key; ``threefry=False``: `_layout`'s hash instead of the cipher."""
     from horizax.grid.constants import NUM_ACTIONS
 
     return make_scan_rollout(
-        probe_reset,
-        probe_step,
+        functools.partial(probe_reset, threefry=threefry),
+        functools.partial(probe_step, threefry=threefry),
         lambda s: s.observation,
         lambda s: s.done,
         NUM_ACTIONS,

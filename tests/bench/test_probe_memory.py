@@ -53,3 +53,15 @@ def test_the_probe_plays_horizax_s_episodes():
     theirs = [int(x) for x in jax.jit(rollouts["probe"])(key)]
     assert theirs == ours
     assert ours[0] >= batch
+
+
+def test_the_hashed_probe_draws_other_layouts_of_the_same_task():
+    probe = _load("probe_memory")
+    keys = jax.random.split(jax.random.key(5), 256)
+    hashed = jax.jit(jax.vmap(lambda k: probe.probe_reset(k, threefry=False)))(keys)
+    exact = jax.jit(jax.vmap(probe.probe_reset))(keys)
+    assert (np.asarray(hashed.pos) != np.asarray(exact.pos)).any()
+    # Every start column and both object kinds, as the cipher's draws give.
+    assert set(np.asarray(hashed.pos[:, 0]).tolist()) == set(range(1, probe.HALLWAY_END + 1))
+    assert set(np.asarray(hashed.start_kind).tolist()) == {probe.KEY, probe.BALL}
+    assert set(np.asarray(hashed.top_kind).tolist()) == {probe.KEY, probe.BALL}
