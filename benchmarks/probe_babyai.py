@@ -267,25 +267,15 @@ def main(argv: list[str] | None = None) -> None:
 
         minigrid = minigrid_row("BabyAI-GoToLocal-v0", args.minigrid_steps)["steps_per_s"]
         print(json.dumps({"side": "minigrid", "steps_per_s": minigrid}), flush=True)
-    key = jax.random.PRNGKey(0)
-    speeds: dict[tuple[int, str], list[float]] = {}
-    for round_index in range(args.rounds):
-        for batch in args.batch:
-            for side, rollout in rollouts(batch, args.steps, args.tiers).items():
-                timing = harness.time_rollout(rollout, key, repeats=5)
-                speed = batch * args.steps / timing["best_s"]
-                speeds.setdefault((batch, side), []).append(speed)
-                record = {
-                    "round": round_index,
-                    "side": side,
-                    "B": batch,
-                    "T": args.steps,
-                    "steps_per_s": speed,
-                    "us_per_env_step": 1e6 / speed,
-                    "compile_s": timing["compile_s"],
-                    "episodes": int(timing["episodes"]),
-                }
-                print(json.dumps(record), flush=True)
+    from probe_rounds import timed_rounds  # beside this script, on its path when run
+
+    speeds = timed_rounds(
+        lambda batch: rollouts(batch, args.steps, args.tiers),
+        args.batch,
+        args.steps,
+        args.rounds,
+        jax.random.PRNGKey(0),
+    )
     for batch in args.batch:
         summary: dict[str, Any] = {"B": batch, "jax": jax.__version__}
         for side in [*args.tiers, "horizax"]:

@@ -34,10 +34,7 @@ drawn by Threefry (key for key with horizax) and by a cheap hash (``threefry=Fal
 
 from __future__ import annotations
 
-import argparse
 import functools
-import json
-import statistics
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -47,7 +44,8 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import make_scan_rollout, time_rollout
+from harness import make_scan_rollout
+from probe_rounds import probe_main
 
 SIZE = 13
 MID = SIZE // 2
@@ -224,49 +222,7 @@ def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 8192])
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--navix", action="store_true", help="time navix's MemoryS13 too")
-    args = parser.parse_args(argv)
-    key = jax.random.key(0)  # the key compare.py gives horizax
-    speeds: dict[tuple[int, str], list[float]] = {}
-    for round_index in range(args.rounds):
-        for batch in args.batch:
-            checks = {}
-            for side, rollout in rollouts(batch, args.steps, args.navix).items():
-                timing = time_rollout(rollout, key, repeats=5)
-                checks[side] = (int(timing["episodes"]), int(timing["checksum"]))
-                speed = batch * args.steps / timing["best_s"]
-                speeds.setdefault((batch, side), []).append(speed)
-                record = {
-                    "round": round_index,
-                    "side": side,
-                    "B": batch,
-                    "T": args.steps,
-                    "steps_per_s": speed,
-                    "compile_s": timing["compile_s"],
-                    "episodes": checks[side][0],
-                    "checksum": checks[side][1],
-                }
-                print(json.dumps(record), flush=True)
-            if checks["horizax"] != checks["probe"]:
-                raise SystemExit(f"B={batch}: the sides played different rollouts: {checks}")
-    for batch in args.batch:
-        ours = statistics.median(speeds[batch, "horizax"])
-        probe = statistics.median(speeds[batch, "probe"])
-        summary = {
-            "B": batch,
-            "horizax_median": ours,
-            "probe_median": probe,
-            "ratio": ours / probe,
-            "jax": jax.__version__,
-        }
-        if args.navix:
-            summary["navix_median"] = statistics.median(speeds[batch, "navix"])
-            summary["ratio_to_navix"] = ours / summary["navix_median"]
-        print(json.dumps(summary), flush=True)
+    probe_main(argv, __doc__.split("\n")[0], rollouts, jax.random.key(0), "MemoryS13")
 
 
 if __name__ == "__main__":
