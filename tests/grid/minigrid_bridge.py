@@ -159,6 +159,14 @@ def assert_same_state(env: Environment, ts: Timestep, mg: Any, where: str) -> No
     assert missions.mission_text(state) == mg.mission, f"mission {where}"
 
 
+@functools.lru_cache(maxsize=8)
+def _jitted_step(env: Environment) -> Callable[[Timestep, jax.Array], Timestep]:
+    # One per environment: `jax.jit(env.step)` of a fresh bound method compiled the step
+    # again on every call, once per episode of the lockstep tests (52 times in
+    # test_crossing.py alone).
+    return jax.jit(env.step)
+
+
 def lockstep(
     env: Environment,
     mg: Any,
@@ -185,7 +193,7 @@ def lockstep(
     """
     env = env.disable_autoreset()
     view_fn = view_fn or env.observation_fn
-    step = jax.jit(env.step)
+    step = _jitted_step(env)
     view = jax.jit(view_fn)
     ts = timestep_from_minigrid(env, mg, mission_fn=mission_fn)
     counts = {"steps": 0, "episodes": 0, "terminated": 0, "truncated": 0, "reward_nonzero": 0}
