@@ -31,6 +31,7 @@ from horizax.testing import check_env
 from horizax.testing.conformance import check_rollouts, grid_driver
 from horizax.testing.harness import assert_in_space, rollout, stepped_rollout
 from tests import code_families as families
+from tests.compiles import compiled_while
 
 FULLY_CHECKED = families.REPRESENTATIVES
 ROLLOUTS_ONLY = sorted(set(horizax.registered_ids()) - set(FULLY_CHECKED))
@@ -149,26 +150,16 @@ def test_stepped_rollouts_of_one_action_space_share_one_inputs_program():
     # The random actions and keys of a stepped rollout depend on the action space and the
     # length only, so every id with MiniGrid's seven actions draws them with one program
     # (once one per call: 0.2 s of compile in each check_env).
-    compiles = []
-
-    def listen(name, secs, **_):
-        if name.endswith("backend_compile_duration"):
-            compiles.append(name)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        for env_id, expected in (("MiniGrid-Empty-5x5-v0", None), ("MiniGrid-Empty-6x6-v0", 0)):
-            driver = grid_driver(horizax.make(env_id))
-            reset, step = jax.jit(driver.reset), jax.jit(driver.step)
-            key = jax.random.PRNGKey(1)
-            first = reset(key)
-            jax.block_until_ready(step(key, first, jnp.int32(0)))  # compiled before counting
-            del compiles[:]
-            stepped_rollout(driver, reset, step, jax.random.PRNGKey(7), 13)
-            if expected is not None:
-                assert len(compiles) == expected, f"{env_id}: {len(compiles)} programs compiled"
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
+    for env_id, expected in (("MiniGrid-Empty-5x5-v0", None), ("MiniGrid-Empty-6x6-v0", 0)):
+        driver = grid_driver(horizax.make(env_id))
+        reset, step = jax.jit(driver.reset), jax.jit(driver.step)
+        key = jax.random.PRNGKey(1)
+        jax.block_until_ready(step(key, reset(key), jnp.int32(0)))  # compiled before counting
+        count = compiled_while(
+            lambda d=driver, r=reset, s=step: stepped_rollout(d, r, s, jax.random.PRNGKey(7), 13)
+        )
+        if expected is not None:
+            assert count == expected, f"{env_id}: {count} programs compiled"
 
 
 def test_observation_checks_reject_nan_and_read_text_spaces():

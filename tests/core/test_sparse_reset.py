@@ -7,6 +7,7 @@ import pytest
 
 from horizax.core import sparse_reset
 from horizax.core.sparse_reset import reset_where
+from tests.compiles import compiled_while
 
 
 def initial_state(key):
@@ -217,22 +218,6 @@ def test_an_eager_unbatched_draw_is_the_plain_call():
     jax.tree.map(np.testing.assert_array_equal, out, initial_state(key))
     jax.vmap(lambda k: sparse_reset.draw(recorded, k))(jax.random.split(key, 4))
     assert seen[0] is False and seen[1] is True
-
-
-def compiled_while(fn):
-    """How many XLA programs ``fn()`` compiles."""
-    events = []
-
-    def listen(name, _seconds, **_):
-        if name == "/jax/core/compile/backend_compile_duration":
-            events.append(name)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        fn()
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
-    return len(events)
 
 
 @pytest.mark.parametrize("typed", [False, True])

@@ -142,8 +142,8 @@ def _jitted_rollout_inputs(action_space: Any, num_steps: int) -> Callable[[Array
 def _inputs_program(action_space: Any, num_steps: int) -> Callable[[Array], Any]:
     try:
         return _jitted_rollout_inputs(action_space, num_steps)
-    except TypeError:  # an unhashable space (a Box with array bounds)
-        return jax.jit(lambda key: _rollout_inputs(action_space, key, num_steps))
+    except TypeError:  # an unhashable space (a Box with array bounds): a program per call
+        return _jitted_rollout_inputs.__wrapped__(action_space, num_steps)
 
 
 def rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
