@@ -33,11 +33,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MARKER = "@@COMPILE@@ "
 KINDS = ("rollout", "reset_step")
 # ``lib`` values that name a bare probe (the env id is not read): Empty-8x8 and MemoryS13
-# (``probe_memory_hash``: its layout drawn without Threefry), as (module, keyword arguments).
+# (``probe_memory_hash``: its layout drawn without Threefry), as (module, keyword arguments,
+# typed key): each is compiled with the key its own script times it with.
 PROBES = {
-    "probe": ("probe_empty", {}),
-    "probe_memory": ("probe_memory", {}),
-    "probe_memory_hash": ("probe_memory", {"threefry": False}),
+    "probe": ("probe_empty", {}, False),
+    "probe_memory": ("probe_memory", {}, True),
+    "probe_memory_hash": ("probe_memory", {"threefry": False}, True),
 }
 
 
@@ -68,9 +69,9 @@ def measure_once(kind: str, lib: str, env_id: str, obs: str, B: int, T: int) -> 
     if kind == "rollout" and lib in PROBES:  # a bare dense-array task (probe_*.py)
         import importlib
 
-        module, kwargs = PROBES[lib]
+        module, kwargs, typed = PROBES[lib]
         rollout = importlib.import_module(module).probe_rollout(B, T, **kwargs)
-        key = jax.random.key(0) if module == "probe_memory" else jax.random.PRNGKey(0)
+        key = jax.random.key(0) if typed else jax.random.PRNGKey(0)
         start = time.perf_counter()
         jax.jit(rollout).lower(key).compile()
         return time.perf_counter() - start

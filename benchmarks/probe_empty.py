@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import make_scan_rollout
-from probe_rounds import probe_main
+from probe_rounds import probe_main, side_by_side
 
 SIZE = 8
 MAX_STEPS = 4 * SIZE**2
@@ -117,17 +117,8 @@ def probe_rollout(batch: int, steps: int) -> Any:
 
 
 def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:
-    """The un-jitted harness rollouts of both sides (and navix's Empty-8x8 if asked); horizax
-    is set up exactly as `compare.py`'s Empty-8x8 row (`peers.horizax_make_rollout`)."""
-    from peers import horizax_make_rollout
-
-    horizax_rollout = horizax_make_rollout("MiniGrid-Empty-8x8-v0", "symbolic")(batch, steps)[0]
-    out = {"horizax": horizax_rollout, "probe": probe_rollout(batch, steps)}
-    if navix:
-        from peers import navix_make_rollout
-
-        out["navix"] = navix_make_rollout("Navix-Empty-8x8-v0", "symbolic")(batch, steps)[0]
-    return out
+    """The un-jitted harness rollouts of horizax, the probe (and navix if asked)."""
+    return side_by_side("MiniGrid-Empty-8x8-v0", probe_rollout, batch, steps, navix)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -118,3 +118,23 @@ def probe_main(
             summary["navix_median"] = statistics.median(speeds[batch, "navix"])
             summary["ratio_to_navix"] = ours / summary["navix_median"]
         print(json.dumps(summary), flush=True)
+
+
+def side_by_side(
+    env_id: str, probe_rollout: Callable[[int, int], Any], batch: int, steps: int, navix: bool
+) -> dict[str, Any]:
+    """The un-jitted harness rollouts of horizax's ``env_id`` (set up exactly as `compare.py`'s
+    row, `peers.horizax_make_rollout`, full symbolic view), the probe's, and navix's
+    ``Navix-`` twin if ``navix``."""
+    from peers import horizax_make_rollout
+
+    out = {
+        "horizax": horizax_make_rollout(env_id, "symbolic")(batch, steps)[0],
+        "probe": probe_rollout(batch, steps),
+    }
+    if navix:
+        from peers import navix_make_rollout
+
+        twin = env_id.replace("MiniGrid-", "Navix-", 1)
+        out["navix"] = navix_make_rollout(twin, "symbolic")(batch, steps)[0]
+    return out
