@@ -7,10 +7,10 @@ library. ``probe`` is `probe_empty.py`'s bare Empty-8x8 (three fields of state, 
 grid) in that harness: the compile time of a rollout that does almost nothing. When a
 quarter of navix's time is at or below the probe's, no environment can meet the ratio in
 this harness. Where the id has a bare probe of its own task (`TASK_PROBES`: MemoryS13's
-`probe_memory.py`), that is compiled too: when a quarter of navix's time is below it, no
-implementation of the task meets the ratio here. Each figure is the median of ``--repeats``
-fresh processes (`compile_times.cold_compile`), taken in rounds over all the programs. Run
-from the peer venv, alone on an idle machine::
+`probe_memory.py`, Fetch-8x8-N3's `probe_fetch.py`), that is compiled too: when a quarter of
+navix's time is below it, no implementation of the task meets the ratio here. Each figure
+is the median of ``--repeats`` fresh processes (`compile_times.cold_compile`), taken in
+rounds over all the programs. Run from the peer venv, alone on an idle machine::
 
     python benchmarks/compile_floor.py --envs MiniGrid-MemoryS13-v0 MiniGrid-Fetch-8x8-N3-v0
 """
@@ -35,7 +35,10 @@ def navix_id(env_id: str) -> str:
 # Ids with bare probes of their own task (``compile_times.PROBES``): the key-exact one and
 # one with a cheaper random draw; their compile is what an implementation of the task pays
 # in this harness.
-TASK_PROBES = {"MiniGrid-MemoryS13-v0": ("probe_memory", "probe_memory_hash")}
+TASK_PROBES = {
+    "MiniGrid-MemoryS13-v0": ("probe_memory", "probe_memory_hash"),
+    "MiniGrid-Fetch-8x8-N3-v0": ("probe_fetch", "probe_fetch_hash"),
+}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -39,6 +39,8 @@ PROBES = {
     "probe": ("probe_empty", {}, False),
     "probe_memory": ("probe_memory", {}, True),
     "probe_memory_hash": ("probe_memory", {"threefry": False}, True),
+    "probe_fetch": ("probe_fetch", {}, True),
+    "probe_fetch_hash": ("probe_fetch", {"threefry": False}, True),
 }
 
 
