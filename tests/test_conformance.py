@@ -29,7 +29,7 @@ from horizax.maze import registration as maze_registration
 from horizax.orbital import registration as orbital_registration
 from horizax.testing import check_env
 from horizax.testing.conformance import check_rollouts, grid_driver
-from horizax.testing.harness import assert_in_space, rollout, stepped_rollout
+from horizax.testing.harness import assert_in_space, batched_rollout, rollout, stepped_rollout
 from tests import code_families as families
 from tests.compiles import compiled_while
 
@@ -144,6 +144,19 @@ def test_stepped_rollout_is_the_scanned_rollout():
     stepped = stepped_rollout(driver, jax.jit(driver.reset), jax.jit(driver.step), key, 20)
     for x, y in zip(jax.tree.leaves(scanned), jax.tree.leaves(stepped), strict=True):
         np.testing.assert_array_equal(np.asarray(x), y)
+
+
+def test_batched_rollout_is_the_vmapped_rollout():
+    # A scan of vmapped steps (what `check_env` compiles) plays each key's `rollout`, batch
+    # axis first, with episodes ending inside it (a short limit).
+    env = horizax.make("MiniGrid-DoorKey-5x5-v0").replace(max_steps=6)
+    driver = grid_driver(env)
+    keys = jax.random.split(jax.random.PRNGKey(3), 4)
+    batched = jax.jit(lambda k: batched_rollout(driver, k, 20))(keys)
+    vmapped = jax.jit(jax.vmap(lambda k: rollout(driver, k, 20)))(keys)
+    for x, y in zip(jax.tree.leaves(batched), jax.tree.leaves(vmapped), strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    assert (np.asarray(vmapped.outs.t) == 0).any(), "no episode ended"
 
 
 def test_stepped_rollouts_of_one_action_space_share_one_inputs_program():
