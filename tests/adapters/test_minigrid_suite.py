@@ -2,7 +2,7 @@
 
 MiniGrid's ``tests/test_envs.py`` and ``tests/test_wrappers.py`` come from its sdist on PyPI,
 downloaded at test time into pytest's cache (``pip download``; nothing of MiniGrid's is kept
-in this repository) and run unmodified by pytest, one subprocess per file. Those files import their
+in this repository) and run unmodified by pytest, both in one subprocess. Those files import their
 id lists and ``assert_equals`` from ``tests/utils.py``, which the sdist does not ship; the
 runner writes its own (`UTILS`), listing the Gymnasium specs of ``horizax/`` ids (`SAMPLED`,
 below), and a ``conftest.py`` (`CONFTEST`) that calls
@@ -149,9 +149,9 @@ def _extract(archive: Path, root: Path) -> list[Path]:
     return out
 
 
-# One test per file, so that pytest-xdist's workers share the suite's few minutes.
-@pytest.mark.parametrize("name", FILES)
-def test_minigrid_suite_passes_on_horizax_ids(request, tmp_path, name):
+# Both files in one process: their tests build the same sampled ids, so the wrappers' tests
+# reuse the programs the environment tests compiled (one process per file compiled them twice).
+def test_minigrid_suite_passes_on_horizax_ids(request, tmp_path):
     cache_dir = Path(request.config.cache.mkdir("minigrid-sdist"))
     _extract(_sdist(cache_dir), tmp_path)
     tests = Path(__file__).resolve().parents[1]
@@ -160,7 +160,7 @@ def test_minigrid_suite_passes_on_horizax_ids(request, tmp_path, name):
         env["HORIZAX_TEST_CODEGEN_MODULE"] = str(tests / "xla_codegen.py")
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-rfE", "--rootdir", str(tmp_path), str(tmp_path / name)],
+         "-rfE", "--rootdir", str(tmp_path), *(str(tmp_path / name) for name in FILES)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     report = result.stdout[-20000:] + result.stderr[-5000:]
@@ -168,6 +168,6 @@ def test_minigrid_suite_passes_on_horizax_ids(request, tmp_path, name):
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     failed = re.findall(r"^FAILED (\S+)", result.stdout, re.M)
     by_function = collections.Counter(name.split("[")[0] for name in failed)
-    expected = {n: count for n, (count, _) in KNOWN_FAILURES.items() if n.startswith(name)}
+    expected = {name: count for name, (count, _) in KNOWN_FAILURES.items()}
     assert "passed" in summary and "error" not in summary, report
     assert dict(by_function) == expected, f"failures by test: {dict(by_function)}\n{report}"
