@@ -154,21 +154,28 @@ def stacked_state(snapshots: list[dict[str, Any]]) -> State:
     )
 
 
-@functools.cache
 def _batched(env_id: str, tile_size: int) -> Any:
     """Jitted ``states -> {(kind, T, highlight): frames}`` through the public entry points:
-    the registered environment's RGB observations and `render.render_grid`."""
+    the registered environment's RGB observations (bound to its ``see_through_walls``) and
+    `render.render_grid`."""
     grid_obs = horizax.make(env_id, observation_fn=observations.rgb_observation(tile_size))
     view_obs = horizax.make(
         env_id, observation_fn=observations.rgb_first_person_observation(tile_size)
     )
-    see_through = grid_obs.see_through_walls
+    return _frames_program(grid_obs.observation_fn, view_obs.observation_fn)
+
+
+@functools.cache
+def _frames_program(grid_fn: Any, view_fn: Any) -> Any:
+    """One jitted program per pair of bound observation functions (equal values, one key):
+    ids with the same flag and grid size share its compiled program."""
+    tile_size, see_through = grid_fn.tile_size, grid_fn.see_through_walls
 
     def frames(state: State) -> dict[tuple[str, int, bool], jax.Array]:
         return {
-            ("grid", tile_size, True): grid_obs.observation_fn(state),
+            ("grid", tile_size, True): grid_fn(state),
             ("grid", tile_size, False): render.render_grid(state, tile_size, False, see_through),
-            ("view", tile_size, True): view_obs.observation_fn(state),
+            ("view", tile_size, True): view_fn(state),
         }
 
     # A batch of 1,000 frames: XLA's default level, as the suite's other batched programs
