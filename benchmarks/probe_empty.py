@@ -28,8 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import make_scan_rollout
-from probe_rounds import probe_main, side_by_side
+from probe_rounds import harness_rollout, probe_main, side_by_side
 
 SIZE = 8
 MAX_STEPS = 4 * SIZE**2
@@ -103,17 +102,7 @@ def _observe(pos: jax.Array, direction: jax.Array) -> jax.Array:
 
 def probe_rollout(batch: int, steps: int) -> Any:
     """The probe's un-jitted harness rollout (actions drawn from MiniGrid's seven)."""
-    from horizax.grid.constants import NUM_ACTIONS
-
-    return make_scan_rollout(
-        probe_reset,
-        probe_step,
-        lambda s: s.observation,
-        lambda s: s.done,
-        NUM_ACTIONS,
-        batch,
-        steps,
-    )
+    return harness_rollout(probe_reset, probe_step, batch, steps)
 
 
 def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:

@@ -45,8 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import make_scan_rollout
-from probe_rounds import probe_main, side_by_side
+from probe_rounds import harness_rollout, probe_main, side_by_side
 
 SIZE, NUM_OBJS = 8, 3
 MAX_STEPS = 5 * SIZE**2
@@ -177,14 +176,9 @@ def probe_step(state: FetchProbeState, action: jax.Array, threefry: bool = True)
 def probe_rollout(batch: int, steps: int, threefry: bool = True) -> Any:
     """The probe's un-jitted harness rollout (actions drawn from MiniGrid's seven), called
     with a typed key; ``threefry=False``: `_words`' hash instead of the cipher."""
-    from horizax.grid.constants import NUM_ACTIONS
-
-    return make_scan_rollout(
+    return harness_rollout(
         functools.partial(probe_reset, threefry=threefry),
         functools.partial(probe_step, threefry=threefry),
-        lambda s: s.observation,
-        lambda s: s.done,
-        NUM_ACTIONS,
         batch,
         steps,
     )
@@ -193,9 +187,8 @@ def probe_rollout(batch: int, steps: int, threefry: bool = True) -> Any:
 ENV_ID = "MiniGrid-Fetch-8x8-N3-v0"
 
 
-def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:
-    """The un-jitted harness rollouts of horizax, the probe (and navix if asked)."""
-    return side_by_side(ENV_ID, probe_rollout, batch, steps, navix)
+# ``(batch, steps, navix=False) -> {side: rollout}``: horizax's, the probe's (and navix's).
+rollouts = functools.partial(side_by_side, ENV_ID, probe_rollout)
 
 
 def main(argv: list[str] | None = None) -> None:

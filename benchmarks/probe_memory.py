@@ -44,8 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import make_scan_rollout
-from probe_rounds import probe_main, side_by_side
+from probe_rounds import harness_rollout, probe_main, side_by_side
 
 SIZE = 13
 MID = SIZE // 2
@@ -191,14 +190,9 @@ def _observe(
 def probe_rollout(batch: int, steps: int, threefry: bool = True) -> Any:
     """The probe's un-jitted harness rollout (actions drawn from MiniGrid's seven), called
     with a typed key; ``threefry=False``: `_layout`'s hash instead of the cipher."""
-    from horizax.grid.constants import NUM_ACTIONS
-
-    return make_scan_rollout(
+    return harness_rollout(
         functools.partial(probe_reset, threefry=threefry),
         functools.partial(probe_step, threefry=threefry),
-        lambda s: s.observation,
-        lambda s: s.done,
-        NUM_ACTIONS,
         batch,
         steps,
     )
@@ -207,9 +201,8 @@ def probe_rollout(batch: int, steps: int, threefry: bool = True) -> Any:
 ENV_ID = "MiniGrid-MemoryS13-v0"
 
 
-def rollouts(batch: int, steps: int, navix: bool = False) -> dict[str, Any]:
-    """The un-jitted harness rollouts of horizax, the probe (and navix if asked)."""
-    return side_by_side(ENV_ID, probe_rollout, batch, steps, navix)
+# ``(batch, steps, navix=False) -> {side: rollout}``: horizax's, the probe's (and navix's).
+rollouts = functools.partial(side_by_side, ENV_ID, probe_rollout)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -121,7 +121,11 @@ def probe_main(
 
 
 def side_by_side(
-    env_id: str, probe_rollout: Callable[[int, int], Any], batch: int, steps: int, navix: bool
+    env_id: str,
+    probe_rollout: Callable[[int, int], Any],
+    batch: int,
+    steps: int,
+    navix: bool = False,
 ) -> dict[str, Any]:
     """The un-jitted harness rollouts of horizax's ``env_id`` (set up exactly as `compare.py`'s
     row, `peers.horizax_make_rollout`, full symbolic view), the probe's, and navix's
@@ -138,3 +142,18 @@ def side_by_side(
         twin = env_id.replace("MiniGrid-", "Navix-", 1)
         out["navix"] = navix_make_rollout(twin, "symbolic")(batch, steps)[0]
     return out
+
+
+def harness_rollout(
+    reset: Callable[..., Any], step: Callable[..., Any], batch: int, steps: int
+) -> Any:
+    """A probe's un-jitted harness rollout (`harness.make_scan_rollout`, actions drawn from
+    MiniGrid's seven) of its ``reset`` and ``step``, whose states hold ``observation`` and
+    ``done``."""
+    from harness import make_scan_rollout
+
+    from horizax.grid.constants import NUM_ACTIONS
+
+    return make_scan_rollout(
+        reset, step, lambda s: s.observation, lambda s: s.done, NUM_ACTIONS, batch, steps
+    )

@@ -7,23 +7,16 @@ be MiniGrid's egocentric image with occlusion, which horizax's GoToLocal is prov
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import horizax
-
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "probe_babyai.py"
+from tests.bench.probes import load
 
 
 def _probe():
-    spec = importlib.util.spec_from_file_location("probe_babyai", _PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("probe_babyai")
 
 
 def test_the_probe_sees_what_horizax_shows():

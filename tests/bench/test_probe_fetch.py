@@ -16,16 +16,17 @@ import pytest
 
 import horizax
 from horizax.grid import observations
-from tests.bench.test_probe_memory import _load
+from tests.bench.probes import (
+    assert_plays_horizax_s_harness_rollout,
+    hashed_and_exact_resets,
+    horizax_s_first_observations,
+    load,
+)
 
 
 def test_the_probe_draws_horizax_s_first_observations():
-    probe = _load("probe_fetch")
-    env = horizax.make(probe.ENV_ID, observation_fn=observations.symbolic)
-    keys = jax.random.split(jax.random.key(5), 64)
-    ours = jax.jit(jax.vmap(env.reset))(keys).observation
-    theirs = jax.jit(jax.vmap(probe.probe_reset))(keys).observation
-    np.testing.assert_array_equal(np.asarray(theirs), np.asarray(ours))
+    probe = load("probe_fetch")
+    ours = horizax_s_first_observations(probe, 64)
     # Both kinds, every colour and every facing occur.
     kinds = np.asarray(ours[..., 0])
     assert {probe.KEY, probe.BALL} <= set(kinds.ravel().tolist())
@@ -45,7 +46,7 @@ def _steps(reset, step, observe, reward, done, keys, actions):
 
 @pytest.mark.slow
 def test_the_probe_plays_horizax_s_episodes_step_by_step():
-    probe = _load("probe_fetch")
+    probe = load("probe_fetch")
     env = horizax.make(probe.ENV_ID, observation_fn=observations.symbolic)
     batch, steps = 16, 2 * probe.MAX_STEPS + 40  # every environment ends at least two episodes
     keys = jax.random.split(jax.random.key(3), batch)
@@ -71,22 +72,13 @@ def test_the_probe_plays_horizax_s_episodes_step_by_step():
 
 @pytest.mark.slow
 def test_the_probe_plays_horizax_s_harness_rollout():
-    probe = _load("probe_fetch")
-    batch, steps = 8, 2 * probe.MAX_STEPS
-    rollouts = probe.rollouts(batch, steps)
-    key = jax.random.key(0)
-    ours = [int(x) for x in jax.jit(rollouts["horizax"])(key)]
-    theirs = [int(x) for x in jax.jit(rollouts["probe"])(key)]
-    assert theirs == ours
-    assert ours[0] >= batch
+    probe = load("probe_fetch")
+    assert_plays_horizax_s_harness_rollout(probe, 8, 2 * probe.MAX_STEPS)
 
 
 def test_the_hashed_probe_draws_other_layouts_of_the_same_task():
-    probe = _load("probe_fetch")
-    keys = jax.random.split(jax.random.key(5), 256)
-    hashed = jax.jit(jax.vmap(lambda k: probe.probe_reset(k, threefry=False)))(keys)
-    exact = jax.jit(jax.vmap(probe.probe_reset))(keys)
-    assert (np.asarray(hashed.pos) != np.asarray(exact.pos)).any()
+    probe = load("probe_fetch")
+    hashed, _ = hashed_and_exact_resets(probe, 256)
     # Every interior cell for the agent and the objects, every kind, colour, facing and target.
     interior = {(x, y) for x in range(1, 7) for y in range(1, 7)}
     assert set(map(tuple, np.asarray(hashed.pos).tolist())) == interior
