@@ -159,6 +159,14 @@ def test_batched_rollout_is_the_vmapped_rollout():
     assert (np.asarray(vmapped.outs.t) == 0).any(), "no episode ended"
 
 
+@pytest.mark.parametrize("env_id", ["MiniGrid-Empty-5x5-v0", "Maze-v0"])
+def test_the_checks_take_a_typed_key(env_id):
+    # A `jax.random.key` (its states hold typed keys, which numpy cannot) as well as a raw one.
+    env = horizax.make(env_id)
+    check_env(env, key=jax.random.key(3), num_steps=24, batch=2)
+    check_rollouts(env, key=jax.random.key(3), num_steps=24)
+
+
 def test_stepped_rollouts_of_one_action_space_share_one_inputs_program():
     # The random actions and keys of a stepped rollout depend on the action space and the
     # length only, so every id with MiniGrid's seven actions draws them with one program

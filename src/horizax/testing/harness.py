@@ -185,6 +185,14 @@ def batched_rollout(driver: Driver, keys: Array, num_steps: int) -> Rollout:
     return Rollout(first, jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), outs))
 
 
+def _to_host(x: Any) -> np.ndarray:
+    """A leaf as numpy; a typed PRNG key array (`jax.random.key`) as its key data, which
+    numpy can hold."""
+    if isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+        x = jax.random.key_data(x)
+    return np.asarray(x)
+
+
 def stepped_rollout(
     driver: Driver,
     reset: Callable[[Array], Any],
@@ -202,22 +210,23 @@ def stepped_rollout(
         num_steps: number of steps.
 
     Returns:
-        The same `Rollout` as ``rollout(driver, key, num_steps)``, as numpy arrays.
+        The same `Rollout` as ``rollout(driver, key, num_steps)``, as numpy arrays (typed
+        PRNG keys as their key data).
     """
     reset_key, actions, keys = _inputs_program(driver.action_space, num_steps)(key)
     first = reset(reset_key)
     out, outs = first, []
     for i in range(num_steps):
         out = step(keys[i], out, actions[i])
-        outs.append(jax.tree.map(np.asarray, out))
+        outs.append(jax.tree.map(_to_host, out))
     stacked = jax.tree.map(lambda *leaves: np.stack(leaves), *outs)
-    return Rollout(jax.tree.map(np.asarray, first), stacked)
+    return Rollout(jax.tree.map(_to_host, first), stacked)
 
 
 def _assert_same(a: Any, b: Any, message: str, index: int | None = None) -> None:
     for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
-        x = np.asarray(x) if index is None else np.asarray(x)[index]
-        np.testing.assert_array_equal(x, np.asarray(y), message)
+        x = _to_host(x) if index is None else _to_host(x)[index]
+        np.testing.assert_array_equal(x, _to_host(y), message)
 
 
 def _check_traces_once(driver: Driver) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -310,7 +319,7 @@ def check_driver(driver: Driver, key: Array, num_steps: int, batch: int) -> Roll
     _assert_same(batched, run(keys), "same keys, different rollouts")
     _check_outputs(driver, batched, batch_ndim=1)
     for i in range(batch):
-        _check_boundaries(driver, jax.tree.map(lambda x, i=i: np.asarray(x)[i], batched.outs))
+        _check_boundaries(driver, jax.tree.map(lambda x, i=i: _to_host(x)[i], batched.outs))
     single = stepped_rollout(driver, reset, step, keys[batch - 1], num_steps)
     _assert_same(batched, single, "vmap or scan differs from stepping", index=batch - 1)
     return single
