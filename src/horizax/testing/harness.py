@@ -40,6 +40,7 @@ __all__ = [
     "Driver",
     "Rollout",
     "assert_in_space",
+    "batched_rollout",
     "check_driver",
     "check_rollout",
     "count_traces",
