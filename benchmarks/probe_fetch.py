@@ -127,18 +127,14 @@ def _observe(state: FetchProbeState) -> jax.Array:
     return grid.at[state.pos[0], state.pos[1]].set(agent)
 
 
-def _start(key: jax.Array, threefry: bool) -> FetchProbeState:
+def probe_reset(key: jax.Array, threefry: bool = True) -> FetchProbeState:
+    """The first state of the episode drawn from ``key`` (typed, `jax.random.key`)."""
     pos, direction, cells, kinds, colours, target = _layout(key, threefry)
     state = FetchProbeState(
         key, pos, direction, jnp.int32(0), cells, kinds, colours,
         jnp.ones(NUM_OBJS, jnp.bool_), target, jnp.bool_(False), jnp.float32(0), jnp.uint8(0),
     )  # fmt: skip
     return state._replace(observation=_observe(state))
-
-
-def probe_reset(key: jax.Array, threefry: bool = True) -> FetchProbeState:
-    """The first state of the episode drawn from ``key`` (typed, `jax.random.key`)."""
-    return _start(key, threefry)
 
 
 def probe_step(state: FetchProbeState, action: jax.Array, threefry: bool = True) -> FetchProbeState:
@@ -154,9 +150,8 @@ def probe_step(state: FetchProbeState, action: jax.Array, threefry: bool = True)
     inside = (front > 0).all() & (front < SIZE - 1).all()
     pos = jnp.where((action == FORWARD) & inside & ~facing.any(), front, state.pos)
     picked = (action == PICKUP) & facing  # at most one object is ahead
-    right = (picked & (state.kinds == state.kinds[state.target])).any() & (
-        picked & (state.colours == state.colours[state.target])
-    ).any()
+    same_kind = state.kinds == state.kinds[state.target]
+    right = (picked & same_kind & (state.colours == state.colours[state.target])).any()
     t = state.t + 1
     ended = picked.any() | (t >= MAX_STEPS)
     stepped = state._replace(
@@ -168,7 +163,7 @@ def probe_step(state: FetchProbeState, action: jax.Array, threefry: bool = True)
         reward=jnp.where(right, 1 - 0.9 * t / MAX_STEPS, 0.0).astype(jnp.float32),
     )
     # NEXT_STEP autoreset, a select every step.
-    fresh = _start(next_episode_key(state.key), threefry)
+    fresh = probe_reset(next_episode_key(state.key), threefry)
     stepped = stepped._replace(observation=_observe(stepped))
     return jax.tree.map(lambda a, b: jnp.where(state.done, a, b), fresh, stepped)
 

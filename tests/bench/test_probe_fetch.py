@@ -18,7 +18,7 @@ import horizax
 from horizax.grid import observations
 from tests.bench.probes import (
     assert_plays_horizax_s_harness_rollout,
-    hashed_and_exact_resets,
+    hashed_resets,
     horizax_s_first_observations,
     load,
 )
@@ -78,7 +78,7 @@ def test_the_probe_plays_horizax_s_harness_rollout():
 
 def test_the_hashed_probe_draws_other_layouts_of_the_same_task():
     probe = load("probe_fetch")
-    hashed, _ = hashed_and_exact_resets(probe, 256)
+    hashed = hashed_resets(probe, 256)
     # Every interior cell for the agent and the objects, every kind, colour, facing and target.
     interior = {(x, y) for x in range(1, 7) for y in range(1, 7)}
     assert set(map(tuple, np.asarray(hashed.pos).tolist())) == interior

@@ -13,7 +13,7 @@ import pytest
 
 from tests.bench.probes import (
     assert_plays_horizax_s_harness_rollout,
-    hashed_and_exact_resets,
+    hashed_resets,
     horizax_s_first_observations,
     load,
 )
@@ -36,7 +36,7 @@ def test_the_probe_plays_horizax_s_episodes():
 
 def test_the_hashed_probe_draws_other_layouts_of_the_same_task():
     probe = load("probe_memory")
-    hashed, _ = hashed_and_exact_resets(probe, 256)
+    hashed = hashed_resets(probe, 256)
     # Every start column and both object kinds, as the cipher's draws give.
     assert set(np.asarray(hashed.pos[:, 0]).tolist()) == set(range(1, probe.HALLWAY_END + 1))
     assert set(np.asarray(hashed.start_kind).tolist()) == {probe.KEY, probe.BALL}

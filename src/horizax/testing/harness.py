@@ -149,18 +149,22 @@ def _inputs_program(action_space: Any, num_steps: int) -> Callable[[Array], Any]
         return _jitted_rollout_inputs.__wrapped__(action_space, num_steps)
 
 
+def _scan_steps(step: Callable[[Array, Any, Array], Any], first: Any, inputs: Any) -> Any:
+    """Every output of ``step`` scanned from ``first`` over ``(actions, keys)``, stacked."""
+
+    def body(out: Any, inputs: tuple[Array, Array]) -> tuple[Any, Any]:
+        action, step_key = inputs
+        nxt = step(step_key, out, action)
+        return nxt, nxt
+
+    return jax.lax.scan(body, first, inputs)[1]
+
+
 def rollout(driver: Driver, key: Array, num_steps: int) -> Rollout:
     """``num_steps`` uniformly random actions from a reset, as one `jax.lax.scan`."""
     reset_key, actions, keys = _rollout_inputs(driver.action_space, key, num_steps)
     first = driver.reset(reset_key)
-
-    def body(out: Any, inputs: tuple[Array, Array]) -> tuple[Any, Any]:
-        action, step_key = inputs
-        nxt = driver.step(step_key, out, action)
-        return nxt, nxt
-
-    _, outs = jax.lax.scan(body, first, (actions, keys))
-    return Rollout(first, outs)
+    return Rollout(first, _scan_steps(driver.step, first, (actions, keys)))
 
 
 def batched_rollout(driver: Driver, keys: Array, num_steps: int) -> Rollout:
@@ -175,14 +179,8 @@ def batched_rollout(driver: Driver, keys: Array, num_steps: int) -> Rollout:
     inputs = jax.vmap(lambda key: _rollout_inputs(driver.action_space, key, num_steps))
     reset_keys, actions, step_keys = inputs(keys)
     first = jax.vmap(driver.reset)(reset_keys)
-
-    def body(out: Any, inputs: tuple[Array, Array]) -> tuple[Any, Any]:
-        action, step_key = inputs
-        nxt = jax.vmap(driver.step)(step_key, out, action)
-        return nxt, nxt
-
     time_major = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), (actions, step_keys))
-    _, outs = jax.lax.scan(body, first, time_major)
+    outs = _scan_steps(jax.vmap(driver.step), first, time_major)
     return Rollout(first, jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), outs))
 
 
