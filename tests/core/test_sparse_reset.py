@@ -244,3 +244,47 @@ def test_an_eager_vmapped_draw_compiles_nothing_new(nested, typed):
     jitted = jax.jit(batched)
     jitted(keys(0))
     assert compiled_while(lambda: jax.block_until_ready(jitted(keys(1)))) == 0
+
+
+def test_shared_jit_is_traced_once_by_a_vmapped_scan():
+    """`vmap` re-batches a scan body under each equation's recorded context, where the sparse
+    reset's batched rule runs; a plain `jax.jit` layout missed its cache there and was traced
+    again. `shared_jit` is traced once, and the rollout is unchanged."""
+    traces = []
+
+    def counted(key):
+        traces.append(key)
+        return initial_state(key)
+
+    layout = sparse_reset.shared_jit(counted)
+
+    def rollout(key, draw):
+        def body(carry, _):
+            state, key = carry
+            key, sub = jax.random.split(key)
+            state = reset_where(draw, state["b"] > 2.0, sub, state)
+            return (state, key), state["a"]
+
+        return jax.lax.scan(body, (draw(key), key), None, length=6)[1]
+
+    keys = jax.random.split(jax.random.PRNGKey(5), 16)
+    ours = jax.jit(jax.vmap(lambda k: rollout(k, layout)))(keys)
+    assert len(traces) == 1
+    plain = jax.jit(jax.vmap(lambda k: rollout(k, initial_state)))(keys)
+    np.testing.assert_array_equal(ours, plain)
+
+
+def test_shared_jit_traces_under_the_mesh_in_effect():
+    meshes = []
+
+    def seen(key):
+        meshes.append(jax.sharding.get_abstract_mesh())
+        return initial_state(key)
+
+    layout = sparse_reset.shared_jit(seen)
+    mesh = jax.make_mesh((1,), ("envs",))
+    key = jax.random.PRNGKey(2)
+    with jax.set_mesh(mesh):
+        state = jax.jit(layout)(key)
+    assert meshes == [mesh.abstract_mesh]
+    jax.tree.map(np.testing.assert_array_equal, state, initial_state(key))

@@ -32,6 +32,7 @@ The episode engine (`horizax.core.episode`) builds its autoreset modes on `reset
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -49,6 +50,38 @@ ROUND_FRACTION = 32  # each round draws batch_size // 32 layouts (at least one)
 
 def _broadcast(value: Any, batched: bool, size: int) -> Any:
     return value if batched else jnp.broadcast_to(value, (size, *jnp.shape(value)))
+
+
+def shared_jit(fn: Callable[..., S]) -> Callable[..., S]:
+    """``jax.jit(fn)`` whose trace is shared by every tracing context of one program.
+
+    `jax.jit` keys its trace cache on the tracing context as well as the arguments' types.
+    Outside a transformation the abstract-mesh setting is unset; while `vmap` batches a
+    `lax.scan` body it re-evaluates the body's equations, each under its recorded context,
+    where the same (empty) mesh is set explicitly. The two keys differ, so the sparse reset's
+    batching rule (`reset_where`, `draw`), run during that re-evaluation, traced a layout that
+    the unbatched trace had already traced: a BabyAI level's layout took seconds more under
+    ``jax.vmap`` of a scanned rollout. Calling the jitted function under the mesh that is in
+    effect, set explicitly (`jax.sharding.use_abstract_mesh`, a no-op inside a user's mesh),
+    gives both one key.
+
+    Args:
+        fn: the function to jit; it must accept a weak reference (as `jax.jit` requires).
+
+    Returns:
+        A callable with ``fn``'s signature.
+    """
+    jitted = jax.jit(fn)
+    use_abstract_mesh = getattr(jax.sharding, "use_abstract_mesh", None)
+    if use_abstract_mesh is None:  # a JAX without the setting: nothing can differ
+        return jitted
+
+    @functools.wraps(fn)
+    def call(*args: Any) -> S:
+        with use_abstract_mesh(jax.sharding.get_abstract_mesh()):
+            return jitted(*args)
+
+    return call
 
 
 def round_size(batch_size: int) -> int:

@@ -260,7 +260,7 @@ class Environment:
             weakref.ref(self.layout_fn)
         except TypeError:
             return self.layout_fn
-        return jax.jit(self.layout_fn)
+        return sparse_reset.shared_jit(self.layout_fn)
 
     @property
     def observation_space(self) -> Box:
