@@ -257,25 +257,33 @@ def _walkable(grid: np.ndarray) -> np.ndarray:
     return (obj == C.EMPTY) | (obj == C.FLOOR) | ((obj == C.DOOR) & (state == C.OPEN))
 
 
+_STEPS = tuple((int(dx), int(dy)) for dx, dy in C.DIR_TO_VEC)  # plain ints: a per-step BFS
+
+
 def _first_action_to_face(grid: np.ndarray, pos, direction: int, target) -> int | None:
     """The first of left/right/forward on a shortest path to facing ``target``, or None."""
     width, height = grid.shape[:2]
-    walk = _walkable(grid)
+    # Python lists and ints: the lockstep drivers run this search at every step, and numpy
+    # scalar indexing made it most of a BabyAI lockstep test's own time.
+    walk = _walkable(grid).tolist()
+    goal = (int(target[0]), int(target[1]))
     start = (int(pos[0]), int(pos[1]), int(direction))
     first: dict[tuple[int, int, int], int | None] = {start: None}
     todo = deque([start])
     while todo:
-        x, y, d = todo.popleft()
-        dx, dy = C.DIR_TO_VEC[d]
-        fx, fy = x + int(dx), y + int(dy)
-        if (fx, fy) == tuple(int(v) for v in target):
-            return C.FORWARD if first[(x, y, d)] is None else first[(x, y, d)]
+        here = todo.popleft()
+        x, y, d = here
+        dx, dy = _STEPS[d]
+        fx, fy = x + dx, y + dy
+        via = first[here]
+        if (fx, fy) == goal:
+            return C.FORWARD if via is None else via
         moves = [(C.LEFT, (x, y, (d - 1) % 4)), (C.RIGHT, (x, y, (d + 1) % 4))]
-        if 0 <= fx < width and 0 <= fy < height and walk[fx, fy]:
+        if 0 <= fx < width and 0 <= fy < height and walk[fx][fy]:
             moves.append((C.FORWARD, (fx, fy, d)))
         for action, nxt in moves:
             if nxt not in first:
-                first[nxt] = action if first[(x, y, d)] is None else first[(x, y, d)]
+                first[nxt] = action if via is None else via
                 todo.append(nxt)
     return None
 
@@ -286,7 +294,7 @@ def expert_action(mg: Any) -> int:
     Fetches the key while a door is locked, toggles a shut door, then walks onto the goal.
     Facing the current target it interacts (pickup / toggle / forward).
     """
-    grid = mg.grid.encode()
+    grid = bridge.grid_encoding(mg)  # MiniGrid's encode, one pass (box states aside)
     carrying = bridge.carried_encoding(mg)
     doors = np.argwhere(cells_of(grid, C.DOOR) & (grid[..., 2] != C.OPEN))
     keys = np.argwhere(cells_of(grid, C.KEY))

@@ -201,7 +201,7 @@ def lockstep(
     for n, action in enumerate(np.asarray(actions)):
         where = f"at step {n} (action {int(action)}, episode {counts['episodes']})"
         obs, reward, terminated, truncated, _ = mg.step(int(action))
-        ts = step(ts, jnp.int32(action))
+        ts = step(ts, np.int32(action))  # a numpy scalar: no eager JAX op per step
         if sync is not None:
             ts = sync(ts, mg)
         assert_same_state(env, ts, mg, where)

@@ -118,26 +118,26 @@ def first_clause(instr: Any) -> Any:
 def face_other_object(mg: Any) -> int:
     """Towards facing an object no description of the instruction matches, then ``done``."""
     matched = {id(obj) for desc in descs_of(first_clause(mg.instrs)) for obj in desc.obj_set}
-    others = [
-        (x, y)
-        for x in range(mg.grid.width)
-        for y in range(mg.grid.height)
-        if (obj := mg.grid.get(x, y)) is not None
-        and obj.type in ("key", "ball", "box", "door")
-        and id(obj) not in matched
-    ]
+    width = mg.grid.width
+    # MiniGrid's cell list is row-major (index y * width + x); sorted, the first is the
+    # smallest (x, y), as a column-by-column scan finds it.
+    others = sorted(
+        (i % width, i // width)
+        for i, obj in enumerate(mg.grid.grid)
+        if obj is not None and obj.type in ("key", "ball", "box", "door") and id(obj) not in matched
+    )
     fx, fy = mg.front_pos
     if not others or (int(fx), int(fy)) in others:
         return C.DONE
     action = dist._first_action_to_face(
-        mg.grid.encode(), mg.agent_pos, int(mg.agent_dir), others[0]
+        bridge.grid_encoding(mg), mg.agent_pos, int(mg.agent_dir), others[0]
     )
     return C.DONE if action is None else action
 
 
 def open_box_then_door(mg: Any) -> int:
     """The next action of the ``key_in_box`` script (shortest paths by `dist`'s planner)."""
-    grid = mg.grid.encode()
+    grid = bridge.grid_encoding(mg)  # MiniGrid's encode, one pass (box states aside)
     holding_key = mg.carrying is not None and mg.carrying.type == "key"
     if holding_key:
         target, act = np.argwhere(grid[..., 0] == C.DOOR)[0], C.TOGGLE
@@ -153,7 +153,7 @@ def open_box_then_door(mg: Any) -> int:
 
 def drop_next_to_fixed(mg: Any) -> int:
     """The next action of the ``drop_next`` script."""
-    grid = mg.grid.encode()
+    grid = bridge.grid_encoding(mg)  # MiniGrid's encode, one pass (box states aside)
     bx, by = (int(v) for v in mg.instrs.desc_fixed.obj_set[0].cur_pos)
     width, height = grid.shape[:2]
     free = [
@@ -215,7 +215,7 @@ def play(
                 action = int(rng.integers(C.NUM_ACTIONS))
             where = f"{env_id} episode {episode} ({policy}) step {mg.step_count}"
             obs, reward, terminated, truncated, _ = mg.step(action)
-            ts = step(ts, jnp.int32(action))
+            ts = step(ts, np.int32(action))  # a numpy scalar: no eager JAX op per step
             bridge.assert_same_state(env, ts, mg, where)
             np.testing.assert_array_equal(
                 np.asarray(view(ts.state)), obs["image"], err_msg=f"image {where}"
