@@ -172,9 +172,9 @@ def batched_rollout(driver: Driver, keys: Array, num_steps: int) -> Rollout:
 
     The same rollouts as ``jax.vmap(lambda k: rollout(driver, k, num_steps))(keys)``, with
     the batch axis first in every output. Why not that `vmap` of a scan: `vmap` batches the
-    scan's body by tracing it again until its carries' batching settles, which re-traces
-    the autoreset's custom batching rule and the layout inside it each time (about 3 s of
-    tracing for a BabyAI grammar level); a scan of a vmapped step traces the step once.
+    scan's body by tracing it again until its carries' batching settles, which re-runs
+    the autoreset's custom batching rule each time; a scan of a vmapped step traces the
+    step once.
     """
     inputs = jax.vmap(lambda key: _rollout_inputs(driver.action_space, key, num_steps))
     reset_keys, actions, step_keys = inputs(keys)
