@@ -73,7 +73,8 @@ def shared_jit(fn: Callable[..., S]) -> Callable[..., S]:
     """
     jitted = jax.jit(fn)
     use_abstract_mesh = getattr(jax.sharding, "use_abstract_mesh", None)
-    if use_abstract_mesh is None:  # a JAX without the setting: nothing can differ
+    if use_abstract_mesh is None:
+        # JAX 0.7 has no public setting: the plain jit, which a vmapped scan traces twice.
         return jitted
 
     @functools.wraps(fn)
