@@ -64,7 +64,7 @@ def grid_encoding(mg: Any) -> np.ndarray:
     # One pass over MiniGrid's row-major cell list (index y * width + x), each cell encoded
     # once: half the time of `Grid.encode` (which writes the array cell by cell) plus a
     # second pass for the boxes, and tests convert hundreds of thousands of grids.
-    codes = [C.EMPTY_CELL if obj is None else object_encoding(obj) for obj in grid.grid]
+    codes = [object_encoding(obj) for obj in grid.grid]
     rows = np.array(codes, dtype=np.uint8).reshape(grid.height, grid.width, 3)
     return np.ascontiguousarray(rows.transpose(1, 0, 2))
 
