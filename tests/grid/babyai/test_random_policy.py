@@ -23,10 +23,17 @@ Both sides are cut at `HORIZON` steps: an episode still running then is its own 
 a random policy mostly runs to the limit, cost a bounded number of steps. The limit itself
 is proven where it is cheap: the configuration tests compare ``max_steps`` with MiniGrid's,
 and the lockstep tests play deliberate failures to the truncation, step by step.
+
+MiniGrid's side is recorded (`tests.grid.babyai.random_policy_reference`: its episode ``i``
+is a function of ``i`` alone): playing it is about 5 minutes of MiniGrid's level generation
+and verifier, a tenth of the suite. `test_recorded_episodes_are_live_minigrids` replays
+`reference.LIVE_EPISODES` of every level in live MiniGrid and requires the recorded outcome
+and length exactly, and the recording's MiniGrid version must be the installed one.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 from typing import Any
 
 import jax
@@ -39,16 +46,22 @@ from horizax.core.step_type import StepType
 from horizax.grid.environment import Environment
 from tests.grid import batched_reset
 from tests.grid import distribution as dist
-from tests.grid import minigrid_bridge as bridge
+from tests.grid.babyai import random_policy_reference as reference
+from tests.grid.babyai.random_policy_reference import (
+    CUT,
+    FAILURE,
+    HORIZON,
+    N_MINIGRID,
+    SUCCESS,
+    TRUNCATED,
+)
 
 pytestmark = [pytest.mark.reference, pytest.mark.slow]
 
 IDS = [i for i in horizax.registered_ids() if i.startswith("BabyAI-")]
 N_OURS = 1000
-N_MINIGRID = 400
 LENGTH_BINS = 8
-HORIZON = 192  # steps played per episode at most (see the module docstring)
-SUCCESS, FAILURE, TRUNCATED, CUT = 0, 1, 2, 3
+RECORDED = reference.load()
 
 
 def _no_layout(key: Any) -> Any:
@@ -64,13 +77,6 @@ _STEP = jax.jit(
     static_argnums=0,
     compiler_options=dist.BATCH_OPTIONS,
 )
-
-
-def _outcome(reward: np.ndarray, step_type: np.ndarray) -> np.ndarray:
-    """i32[N]: SUCCESS, FAILURE or TRUNCATED of episodes that ended."""
-    return np.where(
-        reward > 0, SUCCESS, np.where(step_type == StepType.TERMINATION, FAILURE, TRUNCATED)
-    )
 
 
 def our_episodes(env: Environment, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -90,38 +96,13 @@ def our_episodes(env: Environment, n: int, seed: int = 0) -> tuple[np.ndarray, n
         timestep = _STEP(shared, timestep, actions)
         step_type = np.asarray(timestep.step_type)
         ended = (outcome < 0) & (step_type != StepType.TRANSITION)
-        outcome[ended] = _outcome(np.asarray(timestep.reward), step_type)[ended]
+        outcome[ended] = reference.outcome_of(np.asarray(timestep.reward), step_type)[ended]
         length[ended] = t
         if (outcome >= 0).all():
             break
     assert horizon < env.max_steps or (outcome >= 0).all(), "an episode outlived its limit"
     length[outcome < 0] = horizon
     outcome[outcome < 0] = CUT
-    return outcome, length
-
-
-def minigrid_episodes(env_id: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Outcomes and lengths (i32[n] each) of MiniGrid's ``n`` random episodes of ``env_id``,
-    cut at `HORIZON` steps."""
-    mg = bridge.minigrid_env(env_id)
-    # No observation is compared here, and MiniGrid's image is ~90% of its step's time.
-    mg.gen_obs = lambda: None
-    rng = np.random.default_rng(seed)
-    outcome, length = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    for i in range(n):
-        mg.reset(seed=seed + i)
-        horizon = min(mg.max_steps, HORIZON)
-        for t in range(1, horizon + 1):
-            _, reward, terminated, truncated, _ = mg.step(int(rng.integers(mg.action_space.n)))
-            if terminated or truncated:
-                kind = StepType.TERMINATION if terminated else StepType.TRUNCATION
-                outcome[i] = _outcome(np.asarray(reward), np.asarray(kind))
-                length[i] = t
-                break
-        else:
-            if horizon == mg.max_steps:
-                raise AssertionError(f"MiniGrid's episode {i} outlived its time limit")
-            outcome[i], length[i] = CUT, horizon
     return outcome, length
 
 
@@ -135,7 +116,7 @@ def _features(outcome: np.ndarray, length: np.ndarray, max_steps: int) -> dict[s
 def test_random_episodes_match_minigrids(env_id):
     env = horizax.make(env_id)
     ours = _features(*our_episodes(env, N_OURS), env.max_steps)
-    theirs = _features(*minigrid_episodes(env_id, N_MINIGRID), env.max_steps)
+    theirs = _features(*reference.recorded(RECORDED, env_id), env.max_steps)
     rates = [
         np.bincount(side["outcome"], minlength=4) / N
         for side, N in ((ours, N_OURS), (theirs, N_MINIGRID))
@@ -143,3 +124,26 @@ def test_random_episodes_match_minigrids(env_id):
     for name in ours:
         _, _, p = dist.chi_square_homogeneity(ours[name], theirs[name])
         assert p >= dist.P_MIN, f"{env_id} {name}: p = {p:.2e}; outcome rates {rates}"
+
+
+def test_recording_is_of_these_levels_and_settings():
+    assert list(RECORDED["ids"]) == IDS
+    assert RECORDED["minigrid"] == importlib.metadata.version("minigrid")
+    assert (RECORDED["n"], RECORDED["horizon"]) == (N_MINIGRID, HORIZON)
+    assert RECORDED["action_seed"] == reference.ACTION_SEED
+    for env_id in IDS:
+        outcome, length = reference.recorded(RECORDED, env_id)
+        assert outcome.shape == length.shape == (N_MINIGRID,), env_id
+        assert np.isin(outcome, [SUCCESS, FAILURE, TRUNCATED, CUT]).all(), env_id
+        assert ((length >= 1) & (length <= HORIZON)).all(), env_id
+        assert (length[outcome == CUT] == HORIZON).all(), env_id
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_recorded_episodes_are_live_minigrids(env_id):
+    """Live MiniGrid replays `reference.LIVE_EPISODES` of the level exactly as recorded."""
+    live = reference.minigrid_episodes(env_id, reference.LIVE_EPISODES)
+    outcome, length = reference.recorded(RECORDED, env_id)
+    index = list(reference.LIVE_EPISODES)
+    np.testing.assert_array_equal(live[0], outcome[index], f"{env_id}: outcomes")
+    np.testing.assert_array_equal(live[1], length[index], f"{env_id}: lengths")
