@@ -167,9 +167,10 @@ def chi_square_homogeneity(a: np.ndarray, b: np.ndarray) -> tuple[float, int, fl
         ``(statistic, degrees of freedom, p-value)``; p = 1 when there is a single bin.
     """
     a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
-    cats = np.union1d(a, b)
-    ca = np.array([(a == c).sum() for c in cats], dtype=np.float64)
-    cb = np.array([(b == c).sum() for c in cats], dtype=np.float64)
+    # Counts per category by one sort (features run to thousands of categories).
+    cats, index = np.unique(np.concatenate([a, b]), return_inverse=True)
+    ca = np.bincount(index[: len(a)], minlength=len(cats)).astype(np.float64)
+    cb = np.bincount(index[len(a) :], minlength=len(cats)).astype(np.float64)
     small = (ca + cb) < MIN_BIN
     if small.any():
         ca = np.append(ca[~small], ca[small].sum())
