@@ -252,6 +252,36 @@ def reachable(grid: np.ndarray, start: np.ndarray, passable: np.ndarray) -> np.n
 # ----------------------------------------------------------------------------- drivers
 
 
+def reachable_batch(passable: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """bool[N, W, H]: `reachable` of a batch at once, a flood fill over every layout
+    together (thousands of layouts in about the time `reachable` takes for a few hundred).
+
+    Args:
+        passable: bool[N, W, H].
+        start: i32[N, 2] ``(x, y)``, reachable whatever ``passable`` says there.
+    """
+    rows = np.arange(len(passable))
+    passable = np.array(passable, dtype=bool)
+    passable[rows, start[:, 0], start[:, 1]] = True
+    seen = np.zeros_like(passable)
+    seen[rows, start[:, 0], start[:, 1]] = True
+    while True:
+        grown = neighbourhood(seen) & passable
+        if (grown == seen).all():
+            return seen
+        seen = grown
+
+
+def neighbourhood(mask: np.ndarray) -> np.ndarray:
+    """bool[N, W, H]: ``mask`` and its cells' 4-neighbours."""
+    out = mask.copy()
+    out[:, 1:] |= mask[:, :-1]
+    out[:, :-1] |= mask[:, 1:]
+    out[:, :, 1:] |= mask[:, :, :-1]
+    out[:, :, :-1] |= mask[:, :, 1:]
+    return out
+
+
 def _walkable(grid: np.ndarray) -> np.ndarray:
     """bool[W, H]: cells the expert walks through (never lava; the goal only as target)."""
     obj, state = grid[..., 0], grid[..., 2]

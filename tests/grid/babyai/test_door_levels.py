@@ -79,19 +79,10 @@ def test_open_door_debug_is_open_door_made_strict():
 def reached_everything(layouts: dist.Layouts) -> np.ndarray:
     """bool[N]: every object and door can be reached without moving an object (MiniGrid's
     ``check_objs_reachable``: doors are walked through, objects are not)."""
-    out = []
-    for grid, pos in zip(layouts.grid, layouts.agent_pos, strict=True):
-        kind = grid[..., 0]
-        passable = (kind == C.EMPTY) | (kind == C.DOOR)
-        walk = dist.reachable(grid, pos, passable)
-        near = walk.copy()
-        near[1:] |= walk[:-1]
-        near[:-1] |= walk[1:]
-        near[:, 1:] |= walk[:, :-1]
-        near[:, :-1] |= walk[:, 1:]
-        things = np.isin(kind, (*OBJECTS, C.DOOR))
-        out.append(bool((near | ~things).all()))
-    return np.array(out)
+    kind = layouts.grid[..., 0]
+    walk = dist.reachable_batch((kind == C.EMPTY) | (kind == C.DOOR), layouts.agent_pos)
+    things = np.isin(kind, (*OBJECTS, C.DOOR))
+    return (dist.neighbourhood(walk) | ~things).all(axis=(1, 2))
 
 
 def _features(layouts: dist.Layouts) -> dict[str, np.ndarray]:

@@ -141,23 +141,6 @@ def test_layout_distribution_matches_minigrid(env_id):
     )
 
 
-def reachable_batch(passable: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """bool[N, W, H]: cells 4-connected to ``start`` (i32[N, 2]) through ``passable``."""
-    n = len(passable)
-    seen = np.zeros_like(passable)
-    seen[np.arange(n), start[:, 0], start[:, 1]] = True
-    while True:
-        grown = seen.copy()
-        grown[:, 1:] |= seen[:, :-1]
-        grown[:, :-1] |= seen[:, 1:]
-        grown[:, :, 1:] |= seen[:, :, :-1]
-        grown[:, :, :-1] |= seen[:, :, 1:]
-        grown &= passable
-        if (grown == seen).all():
-            return seen
-        seen = grown
-
-
 @pytest.mark.parametrize("env_id", IDS)
 def test_connect_all_never_fails(env_id):
     """connect_all's failure rate, measured: every room reachable in 10,000 layouts.
@@ -167,7 +150,7 @@ def test_connect_all_never_fails(env_id):
     """
     layouts = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS)
     kinds = layouts.grid[..., 0]
-    seen = reachable_batch(kinds != C.WALL, layouts.agent_pos)
+    seen = dist.reachable_batch(kinds != C.WALL, layouts.agent_pos)
     failures = int((seen != (kinds != C.WALL)).any(axis=(1, 2)).sum())
     assert len(layouts) >= 10_000 and failures == 0, f"{failures}/{len(layouts)} disconnected"
 
