@@ -37,6 +37,13 @@ from tests.grid import minigrid_bridge as bridge
 # deliberate break (off-by-one ranges, wrong order, fixed direction) fails at p < 1e-50; the
 # one weak catch (a goal allowed onto the agent, p~4e-5) is also caught by the structural tests.
 P_MIN = 1e-6
+# MiniGrid's reset takes 0.4-10 ms a layout in these tests, horizax's batched reset 0.01-0.8
+# ms (benchmarks/RESULTS.md), so the comparisons take more of ours than of MiniGrid's. A
+# homogeneity test resolves a difference of proportions in proportion to sqrt(1/n_ours +
+# 1/n_minigrid): `n` of each side give sqrt(2/n); `4 n` of ours and `n / 2` of MiniGrid's
+# give sqrt(2.25/n), a 6% coarser test for half of MiniGrid's draws. (Not where a test's
+# features cost more per layout than MiniGrid's reset: MultiRoom's parse each layout.)
+OURS_PER_SIDE, MINIGRID_PER_SIDE = 4, 0.5
 MIN_BIN = 10  # categories with fewer pooled observations are merged into one bin
 # Programs run over thousands of environments at once (batched resets, random-policy
 # rollouts) compile at XLA's default optimisation level, not the suite's level 0
@@ -111,6 +118,12 @@ def minigrid_layouts(
     )
 
 
+def sample_sizes(n: int) -> tuple[int, int]:
+    """The numbers of horizax's and of MiniGrid's layouts for a comparison about as fine as
+    ``n`` layouts of each side: ``4 n`` and ``n / 2`` (`OURS_PER_SIDE`)."""
+    return int(OURS_PER_SIDE * n), int(MINIGRID_PER_SIDE * n)
+
+
 def compare_with_minigrid(
     env_id: str,
     features: Callable[[Layouts], dict[str, np.ndarray]],
@@ -119,14 +132,14 @@ def compare_with_minigrid(
     n_minigrid: int | None = None,
     mission_fn: Callable[[Any], Any] | None = None,
 ) -> None:
-    """`compare_layouts` of ``n`` horizax resets of ``env_id`` and ``n_minigrid`` (default n)
-    MiniGrid resets, MiniGrid's missions read with ``mission_fn``."""
+    """`compare_layouts` of horizax's and MiniGrid's resets of ``env_id``, MiniGrid's
+    missions read with ``mission_fn``: ``n`` of ours and ``n_minigrid`` of MiniGrid's, or
+    by default `sample_sizes` of ``n``."""
     import horizax
 
-    ours = horizax_layouts(horizax.make(env_id), n)
-    theirs = minigrid_layouts(
-        env_id, n if n_minigrid is None else n_minigrid, mission_fn=mission_fn
-    )
+    n_ours, n_theirs = sample_sizes(n) if n_minigrid is None else (n, n_minigrid)
+    ours = horizax_layouts(horizax.make(env_id), n_ours)
+    theirs = minigrid_layouts(env_id, n_theirs, mission_fn=mission_fn)
     compare_layouts(features, ours, theirs)
 
 

@@ -3,8 +3,9 @@
 Lockstep (`lockstep.play`): the BabyAI bot's episodes (success), random episodes and
 deliberate failures: facing a door the clause to be done first does not describe, then
 ``done`` until the time limit, or, on the strict (Debug) levels, toggling it, which must
-terminate with reward 0. Then 2,000 MiniGrid resets against ours per level, and the
-composite verifier's `Seq.SINGLE` against the plain one.
+terminate with reward 0. Then MiniGrid's resets against ours per level (`dist.sample_sizes`:
+8,000 of ours, 1,000 of MiniGrid's), and the composite verifier's `Seq.SINGLE` against the
+plain one.
 """
 
 from __future__ import annotations
@@ -124,8 +125,9 @@ def _features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    ours = our_resets(env_id, N_RESETS)
-    dist.compare_layouts(_features, ours, minigrid_resets(env_id, N_RESETS))
+    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
+    ours = our_resets(env_id, n_ours)
+    dist.compare_layouts(_features, ours, minigrid_resets(env_id, n_minigrid))
     features = _features(ours)
     assert not np.isin(features["front_kind"], C.DOOR).any(), "an agent faces a door"
     expected = 4 if "N4" in env_id else 2

@@ -4,10 +4,10 @@ against MiniGrid 3.2.0: configuration, lockstep episodes, resets and rejection r
 Lockstep (`lockstep.play`): the BabyAI bot's episodes (success), random episodes and
 deliberate failures (facing an object or door the first clause does not describe, then
 ``done`` until the episode's own time limit); the levels on the same room grid share their
-stepping programs. Then 2,000 MiniGrid resets against ours per level: the objects, doors,
-locked door and key, the agent, and the instruction (its shape, verbs, determiners,
-locations, colours and time limit, read off the mission); and the share of whole levels
-each draws again, against MiniGrid's.
+stepping programs. Then MiniGrid's resets against ours per level (`dist.sample_sizes`: 8,000
+of ours, 1,000 of MiniGrid's): the objects, doors, locked door and key, the agent, and the
+instruction (its shape, verbs, determiners, locations, colours and time limit, read off the
+mission); and the share of whole levels each draws again, against MiniGrid's.
 """
 
 from __future__ import annotations
@@ -300,20 +300,21 @@ def our_attempts(env_id: str, n: int) -> tuple[dist.Layouts, np.ndarray, np.ndar
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    theirs, their_trees, their_rate, hangs = minigrid_levels(env_id, N_RESETS)
+    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
+    theirs, their_trees, their_rate, hangs = minigrid_levels(env_id, n_minigrid)
     assert hangs <= 5, f"{hangs} MiniGrid resets hung"
-    n_ours = int(N_RESETS / (1 - their_rate) * 1.25) + 200  # enough accepted, surely
-    drawn, drawn_trees, accepted = our_attempts(env_id, n_ours)
-    assert accepted.sum() >= N_RESETS
+    n_drawn = int(n_ours / (1 - their_rate) * 1.25) + 200  # enough accepted, surely
+    drawn, drawn_trees, accepted = our_attempts(env_id, n_drawn)
+    assert accepted.sum() >= n_ours
     ours = dist.Layouts(
         *(
-            getattr(drawn, f)[accepted][:N_RESETS]
+            getattr(drawn, f)[accepted][:n_ours]
             for f in ("grid", "agent_pos", "agent_dir", "mission")
         )
     )
     dist.compare_layouts(_features, ours, theirs)
     # PutNext's objects never touch at the start (validate_instrs), and their gaps agree.
-    our_trees = drawn_trees[accepted][:N_RESETS]
+    our_trees = drawn_trees[accepted][:n_ours]
     gaps = [
         np.asarray(_putnext_gaps(dist_arrays(side), trees, room_size=_config(env_id).room_size))
         for side, trees in ((ours, our_trees), (theirs, their_trees))
@@ -324,9 +325,9 @@ def test_reset_distribution_matches_minigrid(env_id):
     assert p_gap >= dist.P_MIN, f"PutNext gaps differ: p = {p_gap:.2e}"
     # The share of whole levels drawn again: a two-proportion z-test against MiniGrid's.
     our_rate = 1 - float(accepted.mean())
-    n_theirs = N_RESETS / (1 - their_rate)
-    pooled = (our_rate * n_ours + their_rate * n_theirs) / (n_ours + n_theirs)
-    spread = np.sqrt(pooled * (1 - pooled) * (1 / n_ours + 1 / n_theirs))
+    n_theirs = n_minigrid / (1 - their_rate)
+    pooled = (our_rate * n_drawn + their_rate * n_theirs) / (n_drawn + n_theirs)
+    spread = np.sqrt(pooled * (1 - pooled) * (1 / n_drawn + 1 / n_theirs))
     assert abs(our_rate - their_rate) <= 4.5 * spread + 1e-9, (our_rate, their_rate)
     cfg = _config(env_id)
     assert our_rate**cfg.attempts < 2e-6, "the attempts budget leaves too many resets failed"

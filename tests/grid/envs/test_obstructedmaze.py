@@ -29,9 +29,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*out of date.*:DeprecationWarni
 
 IDS = list(CONFIGS)
 STEP = ROOM_SIZE - 1
-# MiniGrid resets of these room grids are slow: 2,000 layouts for the richest id of each
-# layout kind (1D, 3x3 v0, 3x3 v1; with the v0 key-loss quirk and the most rooms), 1,000
-# for the ids that only switch features of those off (boxes, balls, fewer quarters).
+# MiniGrid resets of these room grids are slow: a comparison as fine as 2,000 layouts a side
+# (`dist.sample_sizes`) for the richest id of each layout kind (1D, 3x3 v0, 3x3 v1; with the
+# v0 key-loss quirk and the most rooms), 1,000 for the ids that only switch features of
+# those off (boxes, balls, fewer quarters).
 N_FULL = 2000
 N_LAYOUTS = {
     env_id: N_FULL if any(k in env_id for k in ("1Dlhb", "2Dlhb", "Full")) else 1000
@@ -126,7 +127,8 @@ def _wall_mask(shape: tuple[int, int], i: int, j: int, idx: int) -> np.ndarray:
 def test_every_layout_is_well_formed(env_id):
     cfg = CONFIGS[env_id]
     ops, ball_rooms = plan(cfg)
-    layouts = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS[env_id])  # shared, cached
+    # Fewer layouts than the comparison above draws; its compiled reset is shared.
+    layouts = dist.horizax_layouts(horizax.make(env_id), N_LAYOUTS[env_id])
     grid, pos, n = layouts.grid, layouts.agent_pos, len(layouts)
     rows = np.arange(n)
     kind, shape = grid[..., 0], grid.shape[1:3]
