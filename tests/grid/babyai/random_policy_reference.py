@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from horizax.core.step_type import StepType
+from tests.grid import minigrid_bridge as bridge
 
 FIXTURE = Path(__file__).with_name("random_policy_minigrid.json")
 N_MINIGRID = 400
@@ -51,8 +52,6 @@ def outcome_of(reward: np.ndarray, step_type: np.ndarray) -> np.ndarray:
 def minigrid_level(env_id: str) -> Any:
     """MiniGrid's raw env of ``env_id``, its image switched off: no observation is
     compared, and the image is about 90% of its step's time."""
-    from tests.grid import minigrid_bridge as bridge
-
     mg = bridge.minigrid_env(env_id)
     mg.gen_obs = lambda: None
     return mg
