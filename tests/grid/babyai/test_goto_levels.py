@@ -78,25 +78,9 @@ def test_mission_words_are_the_mission_string():
 def all_reachable(layouts: dist.Layouts) -> np.ndarray:
     """i32[N]: 1 where every object is next to a cell the agent can walk to (MiniGrid's
     ``check_objs_reachable``), else 0 (a flood fill over the whole batch at once)."""
-
-    def spread(mask: np.ndarray) -> np.ndarray:
-        out = mask.copy()
-        out[:, 1:] |= mask[:, :-1]
-        out[:, :-1] |= mask[:, 1:]
-        out[:, :, 1:] |= mask[:, :, :-1]
-        out[:, :, :-1] |= mask[:, :, 1:]
-        return out
-
     kind = layouts.grid[..., 0]
-    rows = np.arange(len(kind))
-    walk = np.zeros(kind.shape, bool)
-    walk[rows, layouts.agent_pos[:, 0], layouts.agent_pos[:, 1]] = True
-    while True:
-        grown = spread(walk) & (kind == C.EMPTY)
-        if (grown == walk).all():
-            break
-        walk = grown
-    unreached = np.isin(kind, OBJECTS) & ~spread(walk)
+    walk = dist.reachable_batch(kind == C.EMPTY, layouts.agent_pos)
+    unreached = np.isin(kind, OBJECTS) & ~dist.neighbourhood(walk)
     return (~unreached.any(axis=(1, 2))).astype(np.int32)
 
 
