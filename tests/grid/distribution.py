@@ -262,12 +262,9 @@ def reachable(grid: np.ndarray, start: np.ndarray, passable: np.ndarray) -> np.n
     return labels == labels[start]
 
 
-# ----------------------------------------------------------------------------- drivers
-
-
 def reachable_batch(passable: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """bool[N, W, H]: `reachable` of a batch at once, a flood fill over every layout
-    together (thousands of layouts in about the time `reachable` takes for a few hundred).
+    """bool[N, W, H]: `reachable` of a batch at once, one flood fill over every layout
+    (no Python loop over the layouts).
 
     Args:
         passable: bool[N, W, H].
@@ -293,6 +290,9 @@ def neighbourhood(mask: np.ndarray) -> np.ndarray:
     out[:, :, 1:] |= mask[:, :, :-1]
     out[:, :, :-1] |= mask[:, :, 1:]
     return out
+
+
+# ----------------------------------------------------------------------------- drivers
 
 
 def _walkable(grid: np.ndarray) -> np.ndarray:

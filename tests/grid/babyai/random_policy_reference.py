@@ -7,8 +7,8 @@ from ``reset(seed=i)`` and plays the uniform random actions of
 alone and any one of them can be replayed.
 
 Playing `N_MINIGRID` episodes of the 96 levels is MiniGrid's level generation and its
-instruction verifier at every step: about 5 minutes of one core, a tenth of the whole
-test suite. So they are played once, here, and kept in ``random_policy_minigrid.json``;
+instruction verifier at every step: about 5 minutes of one core, 6% of the whole test
+suite's time. So they are played once, here, and kept in ``random_policy_minigrid.json``;
 ``tests/grid/babyai/test_random_policy.py`` compares horizax's episodes with them and
 replays `LIVE_EPISODES` of every level in live MiniGrid, which must give exactly the
 recorded outcome and length. Regenerate after a change of MiniGrid's version, `HORIZON`,

@@ -26,7 +26,7 @@ and the lockstep tests play deliberate failures to the truncation, step by step.
 
 MiniGrid's side is recorded (`tests.grid.babyai.random_policy_reference`: its episode ``i``
 is a function of ``i`` alone): playing it is about 5 minutes of MiniGrid's level generation
-and verifier, a tenth of the suite. `test_recorded_episodes_are_live_minigrids` replays
+and verifier, 6% of the suite's time. `test_recorded_episodes_are_live_minigrids` replays
 `reference.LIVE_EPISODES` of every level in live MiniGrid and requires the recorded outcome
 and length exactly, and the recording's MiniGrid version must be the installed one.
 """
