@@ -126,6 +126,24 @@ def sample_sizes(n: int) -> tuple[int, int]:
     return int(OURS_PER_SIDE * n), int(MINIGRID_PER_SIDE * n)
 
 
+FeatureFn = Callable[[Layouts], dict[str, np.ndarray]]
+
+
+def compare_resets(
+    env_id: str,
+    n: int,
+    features: FeatureFn,
+    ours: Callable[[str, int], Layouts],
+    theirs: Callable[[str, int], Layouts],
+) -> Layouts:
+    """`compare_layouts` of ``ours(env_id, k)`` and ``theirs(env_id, k)`` at `sample_sizes`
+    of ``n``; returns our layouts, for the caller's structural checks."""
+    n_ours, n_minigrid = sample_sizes(n)
+    layouts = ours(env_id, n_ours)
+    compare_layouts(features, layouts, theirs(env_id, n_minigrid))
+    return layouts
+
+
 def compare_with_minigrid(
     env_id: str,
     features: Callable[[Layouts], dict[str, np.ndarray]],
@@ -210,9 +228,6 @@ def total_variation(a: np.ndarray, b: np.ndarray) -> float:
     pa = np.array([(a == c).mean() for c in cats])
     pb = np.array([(b == c).mean() for c in cats])
     return float(0.5 * np.abs(pa - pb).sum())
-
-
-FeatureFn = Callable[[Layouts], dict[str, np.ndarray]]
 
 
 def compare_layouts(

@@ -55,9 +55,7 @@ def _with_doors(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = our_resets(env_id, n_ours)
-    dist.compare_layouts(_with_doors, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(env_id, N_RESETS, _with_doors, our_resets, minigrid_resets)
     features = _with_doors(ours)
     assert (features["object_count"] == 1).all()
     # connect_all: every room reachable (8 doors at least join 9 rooms).
@@ -68,6 +66,6 @@ def test_reset_distribution_matches_minigrid(env_id):
         # doors connect_all adds later may be faced).
         front = ours.agent_pos + np.asarray(C.DIR_TO_VEC)[ours.agent_dir]
         top_wall = babyai_findobj.ABOVE.room_size - 1
-        rows = np.arange(n_ours)
+        rows = np.arange(len(ours))
         faced = ours.grid[rows, front[:, 0], front[:, 1], 0]
         assert not ((front[:, 1] == top_wall) & (faced == C.DOOR)).any(), "faces the door above"

@@ -169,8 +169,6 @@ def test_the_shared_reset_program_is_the_levels_layout():
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = our_resets(env_id, n_ours)
-    dist.compare_layouts(_features, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(env_id, N_RESETS, _features, our_resets, minigrid_resets)
     # MiniGrid redraws a layout with an unreachable object (rejection fails ~3e-7 here).
     assert all_reachable(ours).all(), "a reset kept an unreachable object"

@@ -53,18 +53,16 @@ def test_lockstep_with_minigrid(env_id):
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = our_resets(env_id, n_ours)
-    dist.compare_layouts(_with_doors, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(env_id, N_RESETS, _with_doors, our_resets, minigrid_resets)
     features = _with_doors(ours)
-    assert ((features["door_states"] == C.LOCKED).sum()) == n_ours, "one locked door"
+    assert ((features["door_states"] == C.LOCKED).sum()) == len(ours), "one locked door"
     count = 28 if env_id == "BabyAI-Unlock-v0" else 20
     assert (features["object_count"] == count).all()
     if env_id == "BabyAI-Unlock-v0":
         assert reached_everything(ours).all(), "a reset kept an unreachable object or door"
     # The locked door's key is in the layout.
     kind, colour, state = (ours.grid[..., c] for c in range(3))
-    for i in range(n_ours):
+    for i in range(len(ours)):
         locked = colour[i][(kind[i] == C.DOOR) & (state[i] == C.LOCKED)]
         assert locked[0] in colour[i][kind[i] == C.KEY], f"reset {i}: no key"
     assert not np.isin(features["front_kind"], (C.KEY, C.BALL, C.BOX, C.DOOR)).any()

@@ -58,9 +58,7 @@ def test_lockstep_with_minigrid(env_id):
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
     n = 1000 if env_id in (*CROWDED, "BabyAI-UnblockPickup-v0") else 2000
-    n_ours, n_minigrid = dist.sample_sizes(n)
-    ours = our_resets(env_id, n_ours)
-    dist.compare_layouts(_with_doors, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(env_id, n, _with_doors, our_resets, minigrid_resets)
     features = _with_doors(ours)
     reached = reached_everything(ours)
     if env_id == "BabyAI-UnblockPickup-v0":

@@ -51,9 +51,9 @@ def test_the_ball_avoids_the_rooms_centre_and_its_neighbours():
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = pickup.our_resets(env_id, n_ours)
-    dist.compare_layouts(pickup._features, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(
+        env_id, N_RESETS, pickup._features, pickup.our_resets, minigrid_resets
+    )
     features = pickup._features(ours)
     assert (features["object_count"] == 1).all()
     assert (features["object_codes"] // C.NUM_COLORS == C.BALL - C.KEY).all(), "not a ball"

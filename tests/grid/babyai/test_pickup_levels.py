@@ -16,13 +16,12 @@ import pytest
 
 import horizax
 from horizax.grid import constants as C
-from horizax.grid import mission_tokens
 from horizax.grid.envs import babyai_pickup
 from tests.grid import batched_reset
 from tests.grid import distribution as dist
 from tests.grid import minigrid_bridge as bridge
 from tests.grid.babyai import lockstep
-from tests.grid.babyai.test_goto_levels import all_reachable
+from tests.grid.babyai.test_goto_levels import all_reachable, minigrid_resets
 
 IDS = sorted(babyai_pickup.ENVIRONMENTS)
 OBJECTS = (C.KEY, C.BALL, C.BOX)
@@ -106,12 +105,7 @@ def our_resets(env_id: str, n: int) -> dist.Layouts:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = our_resets(env_id, n_ours)
-    theirs = dist.minigrid_layouts(
-        env_id, n_minigrid, mission_fn=lambda mg: mission_tokens.text_tokens(mg.mission)
-    )
-    dist.compare_layouts(_features, ours, theirs)
+    ours = dist.compare_resets(env_id, N_RESETS, _features, our_resets, minigrid_resets)
     features = _features(ours)
     assert not np.isin(features["front_kind"], OBJECTS).any(), "an agent faces an object"
     if env_id == "BabyAI-PickupLoc-v0":

@@ -117,9 +117,7 @@ def _features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = our_resets(env_id, n_ours)
-    dist.compare_layouts(_features, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(env_id, N_RESETS, _features, our_resets, minigrid_resets)
     features = _features(ours)
     env = horizax.make(env_id)
     per_room = int(env_id.split("N")[-1].split("-")[0].removesuffix("Carrying"))

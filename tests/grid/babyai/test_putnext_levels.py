@@ -63,9 +63,7 @@ def test_lockstep_with_minigrid(env_id):
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = pickup.our_resets(env_id, n_ours)
-    dist.compare_layouts(_features, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(env_id, N_RESETS, _features, pickup.our_resets, minigrid_resets)
     features = _features(ours)
     count = features["object_count"][0]
     assert (features["object_count"] == count).all()

@@ -102,17 +102,15 @@ def _features(layouts: dist.Layouts) -> dict[str, np.ndarray]:
 @pytest.mark.reference
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_distribution_matches_minigrid(env_id):
-    n_ours, n_minigrid = dist.sample_sizes(N_RESETS)
-    ours = our_resets(env_id, n_ours)
-    dist.compare_layouts(_features, ours, minigrid_resets(env_id, n_minigrid))
+    ours = dist.compare_resets(env_id, N_RESETS, _features, our_resets, minigrid_resets)
     features = _features(ours)
     assert not np.isin(features["front_kind"], (*OBJECTS, C.DOOR)).any(), "a pose faces a thing"
     assert (features["door_states"] == C.LOCKED).all()
     doors = 2 if env_id == "BabyAI-UnlockToUnlock-v0" else 1
-    assert len(features["door_states"]) == doors * n_ours
+    assert len(features["door_states"]) == doors * len(ours)
     # Every door's key is in the layout, on the floor or in a box.
     kind, colour = ours.grid[..., 0], ours.grid[..., 1]
     inside = np.asarray(cells.box_content(jnp.asarray(ours.grid)))
-    for i in range(n_ours):
+    for i in range(len(ours)):
         keys = set(colour[i][kind[i] == C.KEY]) | set(inside[i][..., 1][inside[i][..., 0] == C.KEY])
         assert set(colour[i][kind[i] == C.DOOR]) <= keys, f"reset {i}: a door without its key"
