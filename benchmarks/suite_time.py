@@ -77,7 +77,7 @@ class Recorder:
 
 # --- the pytest plugin ----------------------------------------------------------------------
 
-_RECORDER: list[Recorder] = []  # this process's recorder, once configured
+_recorder: Recorder | None = None  # this process's recorder, once configured
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -95,34 +95,31 @@ def pytest_configure(config: Any) -> None:
         return
     import jax
 
-    recorder = Recorder(Path(folder))
-    jax.monitoring.register_event_duration_secs_listener(recorder.listen)
-    _RECORDER[:] = [recorder]
+    global _recorder
+    _recorder = Recorder(Path(folder))
+    jax.monitoring.register_event_duration_secs_listener(_recorder.listen)
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
-    for recorder in _RECORDER:
-        recorder.current = nodeid
+    if _recorder is not None:
+        _recorder.current = nodeid
 
 
 def pytest_runtest_logreport(report: Any) -> None:
     # Under xdist the controller sees every worker's reports (they carry ``node``); only the
     # process that ran the test counts its time.
-    if hasattr(report, "node"):
-        return
-    for recorder in _RECORDER:
-        recorder.tests[report.nodeid]["wall"] += report.duration
+    if _recorder is not None and not hasattr(report, "node"):
+        _recorder.tests[report.nodeid]["wall"] += report.duration
 
 
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
-    for recorder in _RECORDER:
-        recorder.current = OUTSIDE
+    if _recorder is not None:
+        _recorder.current = OUTSIDE
 
 
 def pytest_unconfigure(config: Any) -> None:
-    for recorder in _RECORDER:
-        if recorder.tests:
-            recorder.write()
+    if _recorder is not None and _recorder.tests:
+        _recorder.write()
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -159,7 +156,7 @@ def table(groups: dict[str, Any], top: int) -> str:
     """A Markdown table of the ``top`` groups by wall time (the rest summed into one row)."""
     header = "| | tests | wall s | trace s | lower s | compile s | programs | rest s |"
     lines = [header, "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    ranked = sorted(groups.items(), key=lambda kv: -(kv[1]["wall"] or 0))
+    ranked = sorted(groups.items(), key=lambda kv: -kv[1]["wall"])
     shown, others = ranked[:top], ranked[top:]
     if others:
         rest: collections.Counter[str] = collections.Counter()
